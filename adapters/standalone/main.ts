@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+import { ConfigError, readConfig } from './config.js';
+import { startStandalone } from './server.js';
+
+try {
+  const standalone = await startStandalone(readConfig(process.env));
+  const shutdown = (signal: string) => {
+    console.log(`${signal} received: finishing requests in flight, then stopping.`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    standalone.stop().then(() => process.exit(0), (error: unknown) => {
+      console.error('shutdown failed:', error);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+} catch (error) {
+  console.error(error instanceof ConfigError || error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}

@@ -1,0 +1,67 @@
+import type { Storage } from '../../lib/storage/index.js';
+import { createMemoryStorage } from './memory.js';
+import { createRedisStorage } from './redis.js';
+import { createSqliteStorage } from './sqlite.js';
+
+export type StorageSpec =
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'redis'; url: string };
+
+const ACCEPTED =
+  'memory://, sqlite://<path> (e.g. sqlite://./data/portico.db, sqlite:///abs/path.db), ' +
+  'redis://[user:pass@]host[:port][/db] or rediss://…';
+
+/** Parses without connecting or touching the disk, so configuration errors surface at start-up. */
+export function parseStorageUrl(url: string): StorageSpec {
+  const trimmed = url.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]?.toLowerCase();
+  switch (scheme) {
+    case 'memory':
+      if (!/^memory:(\/\/)?$/i.test(trimmed)) fail(url, 'memory storage takes no host or path');
+      return { kind: 'memory' };
+    case 'sqlite': {
+      // Not parsed with `new URL`: a file path is not a host, and URL parsing would mangle
+      // `./relative` paths. Whatever follows `sqlite://` is the path, as written.
+      if (!/^sqlite:\/\//i.test(trimmed)) fail(url, 'expected sqlite://<path>');
+      const path = trimmed.slice('sqlite://'.length);
+      if (path === '' || path === '/') fail(url, 'the database file path is missing');
+      return { kind: 'sqlite', path };
+    }
+    case 'redis':
+    case 'rediss': {
+      let parsed: URL;
+      try {
+        parsed = new URL(trimmed);
+      } catch {
+        fail(url, 'not a valid URL');
+      }
+      if (!parsed.hostname) fail(url, 'the Redis host is missing');
+      return { kind: 'redis', url: trimmed };
+    }
+    default:
+      fail(url, scheme ? `unknown scheme "${scheme}:"` : 'no scheme');
+  }
+}
+
+/** `PORTICO_STORAGE=…`-style configuration: one string picks and configures the back end. */
+export function storageFromUrl(url: string): Storage {
+  const spec = parseStorageUrl(url);
+  switch (spec.kind) {
+    case 'memory':
+      return createMemoryStorage();
+    case 'sqlite':
+      return createSqliteStorage({ path: spec.path });
+    case 'redis':
+      return createRedisStorage({ url: spec.url });
+  }
+}
+
+function fail(url: string, reason: string): never {
+  throw new Error(`Invalid storage URL "${redact(url)}": ${reason}. Accepted forms: ${ACCEPTED}`);
+}
+
+/** Error messages end up in logs; a Redis URL may carry a password. */
+function redact(url: string): string {
+  return url.replace(/\/\/[^/@]*@/, '//***@');
+}

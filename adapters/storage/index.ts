@@ -1,0 +1,11 @@
+// The storage back ends' one door: everything outside this folder imports from here.
+export { createMemoryStorage } from './memory.js';
+export { createMemoryCoordinator } from './memory-coordinator.js';
+export { createSqliteStorage, KeyvBetterSqlite, SqliteKeyvTable } from './sqlite.js';
+export {
+  createRedisStorage,
+  createRedisCoordinator,
+  type RedisClient,
+  type RedisStorageOptions,
+} from './redis.js';
+export { storageFromUrl, parseStorageUrl, type StorageSpec } from './from-url.js';

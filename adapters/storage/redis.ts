@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
+import Keyv from 'keyv';
+import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
+import type { Storage } from '../../lib/storage/index.js';
+
+/** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
+export type RedisClient = ReturnType<typeof createClient>;
+
+export interface RedisStorageOptions {
+  url: string;
+  /** Every key lives under this prefix. Default `portico:`; tests use a unique one per run. */
+  prefix?: string;
+  /**
+   * Connection errors (Redis down, reconnecting). Commands wait in the client's offline queue
+   * and resume on reconnect, so these are for logging; the default ignores them.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Keyv namespaces and coordination on one Redis. `shared`: several gateway processes may point
+ * at the same Redis and see the same data, locks and counters.
+ * Layout: `<prefix>kv:<namespace>::<key>`, `<prefix>lock:<key>`, `<prefix>count:<key>` —
+ * distinct sub-prefixes so no namespace or key name can collide with a lock or counter.
+ */
+export function createRedisStorage(options: RedisStorageOptions): Storage {
+  const prefix = options.prefix ?? 'portico:';
+  const onError = options.onError ?? (() => {});
+  const client: RedisClient = createClient({ url: options.url, socket: { reconnectStrategy: defaultReconnectStrategy } });
+  // Without an 'error' listener an EventEmitter throws, which would crash the gateway on a blip.
+  client.on('error', onError);
+  // Each namespace's KeyvRedis adds its own listeners to this one client; namespaces are cached
+  // below, so the count is bounded by the number of namespaces, not by calls.
+  client.setMaxListeners(0);
+  // Connect now, once: KeyvRedis connects lazily per adapter, and two adapters racing to
+  // connect the same client fail with "Socket already opened". Until ready, commands queue.
+  const connecting = client.connect().then(
+    () => undefined,
+    (error: unknown) => onError(error),
+  );
+
+  const keyvs = new Map<string, Keyv>();
+  const coordinator = createRedisCoordinator({ client, prefix });
+
+  return {
+    kind: 'redis',
+    shared: true,
+    keyv<T = unknown>(namespace: string): Keyv<T> {
+      let keyv = keyvs.get(namespace);
+      if (!keyv) {
+        const redisNamespace = `${prefix}kv:${namespace}`;
+        // throwOnErrors: a Redis failure must reach the caller, not become a silent `undefined`.
+        const store = new KeyvRedis(client, { namespace: redisNamespace, throwOnErrors: true });
+        // useKeyPrefix false: KeyvRedis already prefixes with its namespace; Keyv would add a second.
+        keyv = new Keyv({ store, namespace: redisNamespace, useKeyPrefix: false, throwOnErrors: true });
+        keyvs.set(namespace, keyv);
+      }
+      return keyv as Keyv<T>;
+    },
+    coordinator,
+    async close() {
+      await coordinator.close();
+      keyvs.clear();
+      await closeClient(client, connecting);
+    },
+  };
+}
+
+/** Deletes the lock only if it still holds our token: after expiry it may belong to someone else. */
+const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+
+/**
+ * Locks and counters on Redis, so several gateway processes exclude each other.
+ * Uses a client it does not own: `close()` leaves the connection to whoever opened it.
+ */
+export function createRedisCoordinator(options: { client: RedisClient; prefix?: string }): Coordinator {
+  const { client } = options;
+  const prefix = options.prefix ?? 'portico:';
+
+  const tryLock = async (key: string, ttlMs: number): Promise<Lease | null> => {
+    const lockKey = `${prefix}lock:${key}`;
+    const token = randomUUID();
+    // PX takes a positive integer.
+    const ttl = Math.max(1, Math.ceil(ttlMs));
+    const reply = await client.set(lockKey, token, { condition: 'NX', expiration: { type: 'PX', value: ttl } });
+    if (reply === null) return null;
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        await client.eval(RELEASE_SCRIPT, { keys: [lockKey], arguments: [token] });
+      },
+    };
+  };
+
+  return {
+    tryLock,
+    withLock: <T>(key: string, fn: () => Promise<T>, lockOptions?: LockOptions) =>
+      waitForLock(tryLock, key, fn, lockOptions),
+    // INCRBY is atomic on the server; `by` must be an integer.
+    increment: (key: string, by = 1) => client.incrBy(`${prefix}count:${key}`, by),
+    close: async () => {},
+  };
+}
+
+/** How long `close()` waits for a connection still being opened before abandoning it. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Graceful close when connected (pending replies arrive first). A client still opening its
+ * first socket cannot be stopped by `destroy()` — the socket would finish connecting afterwards
+ * and keep the process alive — so wait for that attempt (bounded: Redis may be down) first.
+ */
+async function closeClient(client: RedisClient, connecting: Promise<void>): Promise<void> {
+  if (!client.isOpen) return;
+  if (!client.isReady) await settleWithin(connecting, CLOSE_GRACE_MS);
+  if (client.isReady) await client.close();
+  else if (client.isOpen) client.destroy();
+}
+
+/** Waits for `promise` or `ms`, whichever is first, leaving no timer behind. */
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,242 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
+import type { Storage } from '../../lib/storage/index.js';
+import { createMemoryCoordinator } from './memory-coordinator.js';
+
+type Db = Database.Database;
+type Entry = { key: string; value: unknown; ttl?: number };
+
+/** Expired rows are invisible at once; deleting them is batched, at most this often, on a write. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** Rows fetched per page when iterating, so the caller may write to the db between pages. */
+const ITERATOR_PAGE = 100;
+
+/**
+ * Prepared statements over one key–value table, shared by the adapters of every namespace
+ * (preparing per namespace would cost a compile per `keyv()` call and buy nothing).
+ * The namespace is its own column, so clearing one namespace is one indexed DELETE.
+ */
+export class SqliteKeyvTable {
+  private lastSweep = 0;
+  private readonly stmts: Statements;
+
+  constructor(readonly db: Db) {
+    this.stmts = prepareStatements(db);
+    this.sweepExpired();
+  }
+
+  get(namespace: string, key: string): string | undefined {
+    return this.stmts.get.get(namespace, key, Date.now())?.value;
+  }
+
+  /** One read transaction: one snapshot and one lock for the whole batch. */
+  getMany = (namespace: string, keys: string[]): Array<string | undefined> =>
+    this.db.transaction(() => {
+      const now = Date.now();
+      return keys.map((key) => this.stmts.get.get(namespace, key, now)?.value);
+    })();
+
+  has(namespace: string, key: string, now = Date.now()): boolean {
+    return this.stmts.has.get(namespace, key, now) !== undefined;
+  }
+
+  /** Every write of the batch in ONE transaction: one fsync instead of one per key. */
+  setMany = (namespace: string, entries: Entry[]): void =>
+    this.db.transaction(() => {
+      const now = Date.now();
+      this.maybeSweep(now);
+      for (const { key, value, ttl } of entries) {
+        this.stmts.set.run(namespace, key, asText(value), expiresAt(now, ttl));
+      }
+    })();
+
+  deleteMany = (namespace: string, keys: string[]): number =>
+    this.db.transaction(() => {
+      let deleted = 0;
+      for (const key of keys) deleted += this.stmts.delete.run(namespace, key).changes;
+      return deleted;
+    })();
+
+  clear(namespace: string): void {
+    this.stmts.clear.run(namespace);
+  }
+
+  /** Live rows of a namespace in key order, `size` at a time, starting after `afterKey`. */
+  page(namespace: string, afterKey: string, size: number): Array<{ key: string; value: string }> {
+    return this.stmts.page.all(namespace, afterKey, Date.now(), size);
+  }
+
+  sweepExpired(now = Date.now()): void {
+    this.stmts.sweep.run(now);
+    this.lastSweep = now;
+  }
+
+  private maybeSweep(now: number): void {
+    if (now - this.lastSweep >= SWEEP_INTERVAL_MS) this.sweepExpired(now);
+  }
+}
+
+/**
+ * Keyv 5 store adapter for one namespace of a `SqliteKeyvTable`. Keyv sets `namespace` on the
+ * adapter it is given, so every Keyv needs its own (cheap) adapter. Use it with
+ * `useKeyPrefix: false`: the namespace column already separates namespaces.
+ * It does not own the database, so it has no `disconnect`; whoever opened the db closes it.
+ */
+export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
+  namespace?: string | undefined;
+  /** `dialect` is how Keyv recognises an iterable adapter; `url` is read when it does not. */
+  readonly opts: { dialect: 'sqlite'; url: string };
+
+  constructor(
+    private readonly table: SqliteKeyvTable,
+    namespace?: string,
+  ) {
+    super();
+    this.namespace = namespace;
+    this.opts = { dialect: 'sqlite', url: `sqlite://${table.db.name}` };
+  }
+
+  private get ns(): string {
+    return this.namespace ?? '';
+  }
+
+  async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
+    // Keyv hands us, and gets back, its serialized string; the cast only satisfies the generic.
+    return this.table.get(this.ns, key) as StoredData<Value> | undefined;
+  }
+
+  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    return this.table.getMany(this.ns, keys) as Array<StoredData<Value | undefined>>;
+  }
+
+  async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
+    this.table.setMany(this.ns, [ttl === undefined ? { key, value } : { key, value, ttl }]);
+    return true;
+  }
+
+  /**
+   * Keyv's adapter type says `void`, but `Keyv.setMany` returns whatever this returns as its
+   * `boolean[]`; returning nothing would hand callers `undefined`. Hence the cast.
+   */
+  async setMany(entries: Entry[]): Promise<void> {
+    this.table.setMany(this.ns, entries);
+    return entries.map(() => true) as unknown as void;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.table.deleteMany(this.ns, [key]) > 0;
+  }
+
+  async deleteMany(keys: string[]): Promise<boolean> {
+    return this.table.deleteMany(this.ns, keys) > 0;
+  }
+
+  async clear(): Promise<void> {
+    this.table.clear(this.ns);
+  }
+
+  async has(key: string): Promise<boolean> {
+    return this.table.has(this.ns, key);
+  }
+
+  async hasMany(keys: string[]): Promise<boolean[]> {
+    const now = Date.now();
+    return keys.map((key) => this.table.has(this.ns, key, now));
+  }
+
+  // Paged rather than one live cursor: better-sqlite3 refuses writes while a statement iterates.
+  async *iterator<Value>(namespace?: string): AsyncGenerator<Array<string | Awaited<Value> | undefined>, void> {
+    const ns = namespace ?? this.ns;
+    let after = '';
+    for (;;) {
+      const rows = this.table.page(ns, after, ITERATOR_PAGE);
+      for (const row of rows) yield [row.key, row.value as Awaited<Value>];
+      const last = rows.at(-1);
+      if (!last || rows.length < ITERATOR_PAGE) return;
+      after = last.key;
+    }
+  }
+}
+
+/**
+ * One SQLite file for everything. Not `shared`: one process owns the file (WAL allows readers in
+ * other processes, but locks and counters live in this process's memory coordinator).
+ */
+export function createSqliteStorage(options: { path: string }): Storage {
+  const { path } = options;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // NORMAL under WAL: a power cut may lose the last commits but never corrupts the file.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  const table = new SqliteKeyvTable(db);
+  const keyvs = new Map<string, Keyv>();
+  const coordinator = createMemoryCoordinator();
+
+  return {
+    kind: 'sqlite',
+    shared: false,
+    keyv<T = unknown>(namespace: string): Keyv<T> {
+      let keyv = keyvs.get(namespace);
+      if (!keyv) {
+        const store = new KeyvBetterSqlite(table, namespace);
+        // throwOnErrors: a disk or SQL failure must reach the caller, not become `undefined`.
+        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
+        keyvs.set(namespace, keyv);
+      }
+      return keyv as Keyv<T>;
+    },
+    coordinator,
+    async close() {
+      await coordinator.close();
+      keyvs.clear();
+      if (db.open) db.close();
+    },
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/** Creates the table if missing and compiles every statement once. */
+function prepareStatements(db: Db) {
+  db.exec(`CREATE TABLE IF NOT EXISTS portico_kv (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    expires INTEGER,
+    PRIMARY KEY (namespace, key)
+  ) WITHOUT ROWID`);
+  const live = '(expires IS NULL OR expires > ?)';
+  return {
+    get: db.prepare<[string, string, number], { value: string }>(
+      `SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
+    ),
+    has: db.prepare<[string, string, number], { one: number }>(
+      `SELECT 1 AS one FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
+    ),
+    set: db.prepare<[string, string, string, number | null]>(
+      `INSERT INTO portico_kv (namespace, key, value, expires) VALUES (?, ?, ?, ?)
+       ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+    ),
+    delete: db.prepare<[string, string]>('DELETE FROM portico_kv WHERE namespace = ? AND key = ?'),
+    clear: db.prepare<[string]>('DELETE FROM portico_kv WHERE namespace = ?'),
+    page: db.prepare<[string, string, number, number], { key: string; value: string }>(
+      `SELECT key, value FROM portico_kv WHERE namespace = ? AND key > ? AND ${live}
+       ORDER BY key LIMIT ?`,
+    ),
+    sweep: db.prepare<[number]>('DELETE FROM portico_kv WHERE expires IS NOT NULL AND expires <= ?'),
+  };
+}
+
+function expiresAt(now: number, ttl: number | undefined): number | null {
+  return typeof ttl === 'number' && ttl > 0 && Number.isFinite(ttl) ? now + ttl : null;
+}
+
+/** Keyv's default serializer gives strings; a custom one might not, so keep the column TEXT. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

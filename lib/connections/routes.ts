@@ -1,0 +1,77 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { fail } from '../errors.js';
+import { readJson } from '../http/body.js';
+import { parseOrFail } from '../http/validate.js';
+import { param } from '../http/params.js';
+import type { GatewayState } from '../http/state.js';
+import { uniqueKey } from '../integrations/schema.js';
+import { publicConnection } from './connection.js';
+import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
+import type { ConnectionService } from './service.js';
+import { decodeOffsetCursor, encodeOffsetCursor } from '../http/offset-cursor.js';
+
+/** The integration a single-connection route targets: `?provider_config_key=` or the header. */
+function providerConfigKeyOf(ctx: Context): string {
+  const value = (typeof ctx.query.provider_config_key === 'string' ? ctx.query.provider_config_key : '') ||
+    ctx.get('provider-config-key');
+  if (!value) fail('missing_provider_config_key', 'Name the integration: ?provider_config_key=… or the Provider-Config-Key header.');
+  return parseOrFail(uniqueKey, value, 'invalid_request');
+}
+
+export function createConnectionRoutes(connections: ConnectionService): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.post('/connections', async (ctx) => {
+    const input = parseOrFail(importConnectionSchema, await readJson(ctx));
+    const { connection, created } = await connections.upsert(ctx.state.environment.name, input, 'import');
+    ctx.status = created ? 201 : 200;
+    ctx.body = { data: publicConnection(connection, false) };
+  });
+
+  router.get('/connections', async (ctx) => {
+    const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
+    const all = await connections.list(ctx.state.environment.name, query);
+    const offset = query.cursor === undefined ? 0 : decodeOffsetCursor(query.cursor, 'connections');
+    const page = all.slice(offset, offset + query.limit);
+    const next = offset + page.length;
+    ctx.body = {
+      data: page.map((c) => publicConnection(c, false)),
+      next_cursor: next < all.length ? encodeOffsetCursor(next, 'connections') : null,
+    };
+  });
+
+  // Before `/connections/:connectionId` so that "metadata" is never read as a connection id.
+  for (const [method, mode] of [['post', 'replace'], ['patch', 'merge']] as const) {
+    router[method]('/connections/metadata', async (ctx) => {
+      const body = parseOrFail(metadataSchema, await readJson(ctx));
+      const ids = Array.isArray(body.connection_id) ? body.connection_id : [body.connection_id];
+      const updated = await connections.setMetadata(ctx.state.environment.name, body.provider_config_key, ids, body.metadata, mode);
+      ctx.body = { data: updated.map((c) => ({ connection_id: c.connection_id, provider_config_key: c.provider_config_key, metadata: c.metadata })) };
+    });
+  }
+
+  router.get('/connections/:connectionId', async (ctx) => {
+    const env = ctx.state.environment.name;
+    const connection = await connections.require(env, providerConfigKeyOf(ctx), param(ctx, 'connectionId'));
+    ctx.body = { data: publicConnection(connection, true) };
+  });
+
+  router.patch('/connections/:connectionId', async (ctx) => {
+    const pck = providerConfigKeyOf(ctx);
+    const body = parseOrFail(patchConnectionSchema, await readJson(ctx));
+    const updated = await connections.patchEndUser(ctx.state.environment.name, pck, param(ctx, 'connectionId'), body.end_user);
+    ctx.body = { data: publicConnection(updated, false) };
+  });
+
+  router.delete('/connections/:connectionId', async (ctx) => {
+    const pck = providerConfigKeyOf(ctx);
+    const cid = param(ctx, 'connectionId');
+    if (!(await connections.delete(ctx.state.environment.name, pck, cid))) {
+      fail('unknown_connection', `No connection "${cid}" under integration "${pck}".`);
+    }
+    ctx.body = { data: { connection_id: cid, provider_config_key: pck, deleted: true } };
+  });
+
+  return router;
+}

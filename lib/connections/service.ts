@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { Cipher } from '../crypto/index.js';
+import { fail } from '../errors.js';
+import type { EventBus } from '../events/index.js';
+import type { IntegrationService } from '../integrations/index.js';
+import type { Catalog } from '../providers/catalog.js';
+import { createCollection, createReadCache, type Storage } from '../storage/index.js';
+import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
+import type { ConnectionCredentials } from './credentials.js';
+
+export interface ConnectionInput {
+  provider_config_key: string;
+  connection_id?: string | undefined;
+  credentials: ConnectionCredentials;
+  end_user?: EndUser | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  connection_config?: Record<string, string> | undefined;
+}
+
+export interface ConnectionFilter {
+  provider_config_key?: string | undefined;
+  end_user_id?: string | undefined;
+  search?: string | undefined;
+}
+
+export interface ConnectionService {
+  /** Creates, or overrides an existing connection with the same id (keeping its created_at). */
+  upsert(env: string, input: ConnectionInput, operation: 'import' | 'oauth' | 'connect'): Promise<{ connection: Connection; created: boolean }>;
+  get(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
+  /** Cached lookup for the hot path; 404 `unknown_connection` when missing. */
+  require(env: string, providerConfigKey: string, connectionId: string): Promise<Connection>;
+  list(env: string, filter: ConnectionFilter): Promise<Connection[]>;
+  patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
+  setMetadata(env: string, providerConfigKey: string, connectionIds: readonly string[], metadata: Record<string, unknown>, mode: 'replace' | 'merge'): Promise<Connection[]>;
+  /** Stores new credentials sealed (after a refresh or mint), clearing any auth problem. */
+  updateCredentials(env: string, providerConfigKey: string, connectionId: string, credentials: ConnectionCredentials): Promise<Connection>;
+  /** Marks the connection unusable until new credentials arrive; it is not deleted. */
+  markAuthProblem(env: string, providerConfigKey: string, connectionId: string, problem: Omit<AuthProblem, 'at'>): Promise<void>;
+  delete(env: string, providerConfigKey: string, connectionId: string): Promise<boolean>;
+  deleteAllOf(env: string, providerConfigKey: string): Promise<number>;
+}
+
+export interface ConnectionServiceDeps {
+  storage: Storage;
+  cipher: Cipher;
+  catalog: Catalog;
+  integrations: IntegrationService;
+  events: EventBus;
+  cacheTtlMs: number;
+}
+
+const sep = '\u001e';
+const idOf = (pck: string, cid: string) => `${pck}${sep}${cid}`;
+
+export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
+  const { cipher, storage, events } = deps;
+  const store = createCollection<StoredConnection>(storage, 'connections');
+  const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
+  const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
+
+  const open = (env: string, s: StoredConnection): Connection => ({
+    ...s,
+    environment: env,
+    credentials: cipher.open<ConnectionCredentials>(s.credentials),
+  });
+
+  const notFound = (pck: string, cid: string): never =>
+    fail('unknown_connection', `No connection "${cid}" under integration "${pck}".`);
+
+  /** Read-modify-write of one connection under its lock; the cache is dropped after the write. */
+  const change = (env: string, pck: string, cid: string, edit: (s: StoredConnection) => StoredConnection) =>
+    storage.coordinator.withLock(`connection:${env}:${idOf(pck, cid)}`, async () => {
+      const current = await store.get(env, idOf(pck, cid));
+      if (!current) notFound(pck, cid);
+      const next = { ...edit(current as StoredConnection), updated_at: new Date().toISOString() };
+      await store.put(env, idOf(pck, cid), next);
+      cache.delete(cacheKey(env, pck, cid));
+      return open(env, next);
+    });
+
+  const service: ConnectionService = {
+    async upsert(env, input, operation) {
+      const integration = await deps.integrations.require(env, input.provider_config_key);
+      const mode = integration.auth_mode;
+      if (input.credentials.type !== mode) {
+        fail('invalid_credentials', `credentials.type must be ${mode} for integration "${integration.unique_key}" (provider ${integration.provider}).`, { field: 'credentials.type' });
+      }
+      const cid = input.connection_id ?? randomUUID();
+      const pck = input.provider_config_key;
+      const result = await storage.coordinator.withLock(`connection:${env}:${idOf(pck, cid)}`, async () => {
+        const existing = await store.get(env, idOf(pck, cid));
+        const now = new Date().toISOString();
+        const stored: StoredConnection = {
+          connection_id: cid,
+          provider_config_key: pck,
+          provider: integration.provider,
+          credentials: cipher.seal(input.credentials),
+          connection_config: input.connection_config ?? existing?.connection_config ?? {},
+          metadata: input.metadata ?? existing?.metadata ?? {},
+          end_user: input.end_user ?? existing?.end_user ?? null,
+          auth_problem: null,
+          created_at: existing?.created_at ?? now,
+          updated_at: now,
+        };
+        await store.put(env, idOf(pck, cid), stored);
+        cache.delete(cacheKey(env, pck, cid));
+        return { connection: open(env, stored), created: !existing };
+      });
+      await events.publish({
+        type: result.created ? 'connection.created' : 'connection.overridden',
+        environment: env, provider_config_key: pck, connection_id: cid, provider: integration.provider,
+        end_user: result.connection.end_user, operation,
+      });
+      return result;
+    },
+    async get(env, pck, cid) {
+      return cache.load(cacheKey(env, pck, cid), async () => {
+        const stored = await store.get(env, idOf(pck, cid));
+        return stored ? open(env, stored) : undefined;
+      });
+    },
+    async require(env, pck, cid) {
+      return (await service.get(env, pck, cid)) ?? notFound(pck, cid);
+    },
+    async list(env, filter) {
+      const ids = (await store.ids(env)).filter((id) =>
+        !filter.provider_config_key || id.startsWith(filter.provider_config_key + sep));
+      const found = (await store.getMany(env, ids)).filter((s): s is StoredConnection => s !== undefined);
+      const search = filter.search?.toLowerCase();
+      return found
+        .filter((s) => !filter.end_user_id || s.end_user?.id === filter.end_user_id)
+        .filter((s) => !search || s.connection_id.toLowerCase().includes(search) ||
+          Boolean(s.end_user?.email?.toLowerCase().includes(search)) ||
+          Boolean(s.end_user?.display_name?.toLowerCase().includes(search)))
+        .map((s) => open(env, s));
+    },
+    patchEndUser(env, pck, cid, endUser) {
+      // Each connection keeps its own copy (spec 2.4): no other connection is touched.
+      return change(env, pck, cid, (s) => ({ ...s, end_user: { ...endUser } }));
+    },
+    async setMetadata(env, pck, ids, metadata, mode) {
+      for (const cid of ids) if (!(await store.get(env, idOf(pck, cid)))) notFound(pck, cid);
+      const out: Connection[] = [];
+      for (const cid of ids) {
+        out.push(await change(env, pck, cid, (s) => ({
+          ...s, metadata: mode === 'replace' ? { ...metadata } : { ...s.metadata, ...metadata },
+        })));
+      }
+      return out;
+    },
+    async updateCredentials(env, pck, cid, credentials) {
+      let recovered = false;
+      const updated = await change(env, pck, cid, (s) => {
+        recovered = s.auth_problem !== null;
+        return { ...s, credentials: cipher.seal(credentials), auth_problem: null };
+      });
+      if (recovered) {
+        await events.publish({ type: 'connection.auth_recovered', environment: env, provider_config_key: pck, connection_id: cid, provider: updated.provider });
+      }
+      return updated;
+    },
+    async markAuthProblem(env, pck, cid, problem) {
+      const updated = await change(env, pck, cid, (s) => ({ ...s, auth_problem: { ...problem, at: new Date().toISOString() } }));
+      await events.publish({ type: 'connection.auth_failed', environment: env, provider_config_key: pck, connection_id: cid, provider: updated.provider, code: problem.code, message: problem.message });
+    },
+    async delete(env, pck, cid) {
+      const existing = await service.get(env, pck, cid);
+      const existed = await store.delete(env, idOf(pck, cid));
+      cache.delete(cacheKey(env, pck, cid));
+      if (existed && existing) {
+        await events.publish({ type: 'connection.deleted', environment: env, provider_config_key: pck, connection_id: cid, provider: existing.provider });
+      }
+      return existed;
+    },
+    async deleteAllOf(env, pck) {
+      const ids = (await store.ids(env)).filter((id) => id.startsWith(pck + sep));
+      let removed = 0;
+      for (const id of ids) if (await service.delete(env, pck, id.slice(pck.length + 1))) removed++;
+      return removed;
+    },
+  };
+  return service;
+}

@@ -1,0 +1,57 @@
+/** A held lock. Releasing twice, or after expiry, is harmless. */
+export interface Lease {
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** The lock expires after this long even if never released (crash safety). Default 10 s. */
+  ttlMs?: number;
+  /** How long `withLock` waits for a held lock before giving up. Default 15 s. */
+  waitMs?: number;
+}
+
+/**
+ * The atomic operations Keyv does not have: locks with expiry and counters.
+ * One in-process implementation (one gateway process) and one on Redis (several processes).
+ */
+export interface Coordinator {
+  /** Takes the lock if it is free; `null` when someone else holds it. */
+  tryLock(key: string, ttlMs: number): Promise<Lease | null>;
+  /** Runs `fn` holding the lock, waiting for it if needed; throws `LockTimeoutError` past `waitMs`. */
+  withLock<T>(key: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
+  /** Atomically adds `by` (default 1) and returns the new value. */
+  increment(key: string, by?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export class LockTimeoutError extends Error {
+  constructor(key: string) {
+    super(`timed out waiting for lock "${key}"`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
+/** `withLock` on top of `tryLock`: polls with a short, growing pause. Shared by implementations. */
+export async function waitForLock<T>(
+  tryLock: (key: string, ttlMs: number) => Promise<Lease | null>,
+  key: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
+  const ttlMs = options.ttlMs ?? 10_000;
+  const deadline = Date.now() + (options.waitMs ?? 15_000);
+  let pause = 5;
+  for (;;) {
+    const lease = await tryLock(key, ttlMs);
+    if (lease) {
+      try {
+        return await fn();
+      } finally {
+        await lease.release();
+      }
+    }
+    if (Date.now() >= deadline) throw new LockTimeoutError(key);
+    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
+    pause = Math.min(pause * 2, 100);
+  }
+}

@@ -1,0 +1,1 @@
+export { LockTimeoutError, waitForLock, type Coordinator, type Lease, type LockOptions } from './coordinator.js';

@@ -1,0 +1,1 @@
+export { createCipher, parseEncryptionKeys, type Cipher, type EncryptionKey } from './cipher.js';

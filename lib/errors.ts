@@ -1,0 +1,109 @@
+import type { Middleware } from 'koa';
+import type { Logger } from './http/logger.js';
+
+/**
+ * Every error code the HTTP API can answer with, and its status.
+ * Adding a code without a status does not compile.
+ */
+export const errorStatus = {
+  invalid_body: 400,
+  invalid_json: 400,
+  invalid_request: 400,
+  invalid_credentials: 400,
+  invalid_scopes: 400,
+  invalid_provider_config: 400,
+  missing_header: 400,
+  missing_connection_id: 400,
+  missing_provider_config_key: 400,
+  unsafe_proxy_target: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  unknown_route: 404,
+  unknown_provider: 404,
+  unknown_integration: 404,
+  unknown_connection: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  integration_exists: 409,
+  endpoint_removed: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  connection_refresh_failed: 424,
+  rate_limited: 429,
+  server_error: 500,
+  upstream_unreachable: 502,
+  upstream_error: 502,
+  service_unavailable: 503,
+  upstream_timeout: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+const brand = Symbol.for('portico.GatewayError');
+
+/** An error whose code and message are safe to show to the caller. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+  readonly [brand] = true;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = details;
+  }
+
+  static is(value: unknown): value is GatewayError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+  }
+}
+
+export function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): never {
+  throw new GatewayError(code, message, details);
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string } & Record<string, unknown>;
+}
+
+export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: { code, message, ...details } };
+}
+
+/** Koa's own errors (body parser limits, http-errors thrown by the router) mapped onto our codes. */
+function fromHttpError(err: { status?: number; expose?: boolean; message?: string }): GatewayError | undefined {
+  switch (err.status) {
+    case 404: return new GatewayError('unknown_route', 'No such route.');
+    case 405: return new GatewayError('method_not_allowed', 'Method not allowed on this route.');
+    case 413: return new GatewayError('payload_too_large', 'The request body is too large.');
+    case 415: return new GatewayError('unsupported_media_type', 'Unsupported content type.');
+    default: return undefined;
+  }
+}
+
+/** The one error middleware at the edge of the stack. Unknown errors become `server_error`. */
+export function createErrorHandler(logger: Logger): Middleware {
+  return async function handleErrors(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      const known = GatewayError.is(err) ? err : fromHttpError(err as { status?: number });
+      if (known) {
+        ctx.status = known.status;
+        ctx.body = errorBody(known.code, known.message, known.details);
+        return;
+      }
+      logger.error('unhandled error', {
+        request_id: ctx.state.requestId,
+        error: err instanceof Error ? err.message : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+      ctx.status = 500;
+      ctx.body = errorBody('server_error', 'An internal error occurred.', { request_id: ctx.state.requestId });
+    }
+  };
+}

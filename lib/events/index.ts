@@ -1,0 +1,1 @@
+export { createEventBus, type EventBus, type GatewayEvent, type GatewayEventType } from './bus.js';

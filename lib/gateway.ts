@@ -1,0 +1,119 @@
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
+import { createConnectionRoutes, createConnectionService, createRemovedConnectionRoutes } from './connections/index.js';
+import { createCipher, parseEncryptionKeys } from './crypto/index.js';
+import { createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
+import { createErrorHandler, fail } from './errors.js';
+import { createEventBus } from './events/index.js';
+import type { GatewayOptions } from './gateway-options.js';
+import { createLogger } from './http/logger.js';
+import { createRequestLog } from './http/request-log.js';
+import type { GatewayState } from './http/state.js';
+import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
+import { createOpenApiRoutes } from './openapi/index.js';
+import { createCatalog, createProviderRoutes } from './providers/index.js';
+
+export type { GatewayOptions } from './gateway-options.js';
+
+const documentedMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+export interface RouteInfo {
+  method: string;
+  path: string;
+  auth: 'secret_key' | 'public';
+}
+
+/** Gateway return value: the stack to mount, the services behind it, and how to stop it. */
+export type Gateway = Awaited<ReturnType<typeof createGateway>>;
+
+/**
+ * The composition root: options → cipher, catalog, services → routes → one Koa middleware stack.
+ * Mount `gateway.middleware` under any prefix (koa-mount), or `gateway.callback()` in any
+ * Node http server or Express app.
+ */
+export async function createGateway(options: GatewayOptions) {
+  const problems = validateEnvironments(options.environments);
+  if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const logger = options.logger ?? createLogger();
+  const { storage } = options;
+  const cacheTtlMs = options.cacheTtlMs ?? 5_000;
+  const cipher = createCipher(typeof options.encryptionKeys === 'string'
+    ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys);
+  const catalog = createCatalog(options.providers ?? []);
+  const events = createEventBus((error, event) =>
+    logger.error('event subscriber failed', { event: event.type, error: error instanceof Error ? error.message : String(error) }));
+
+  const integrations = createIntegrationService({ storage, cipher, catalog, cacheTtlMs });
+  const connections = createConnectionService({ storage, cipher, catalog, integrations, events, cacheTtlMs });
+  const urls = {
+    callbackUrl: `${baseUrl}/oauth/callback`,
+    setupUrl: `${baseUrl}/oauth/app-setup`,
+    webhookUrl: (env: string, key: string) => `${baseUrl}/webhook/${env}/${key}`,
+  };
+
+  // Routes that answer without a secret key (provider redirects, provider webhooks, docs).
+  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl)];
+  // Routes behind `Authorization: Bearer <secret key>`.
+  const protectedRouters: Router<GatewayState>[] = [
+    createProviderRoutes(catalog),
+    createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
+    createConnectionRoutes(connections),
+    createRemovedConnectionRoutes(),
+  ];
+  const closers: (() => Promise<void>)[] = [];
+
+  const auth = createSecretKeyAuth(createKeyMatcher(options.environments));
+  const publicStack = compose(publicRouters.map((r) => r.routes() as Middleware));
+  const protectedStack = compose([auth, ...protectedRouters.flatMap((r) => [r.routes() as Middleware, r.allowedMethods({ throw: true }) as Middleware])]);
+  const publicPaths = publicRouters.flatMap((r) => r.stack);
+
+  const middleware: Middleware = compose([
+    createErrorHandler(logger),
+    createRequestLog(logger),
+    async (ctx, next) => {
+      // A public route answers without a key; everything else needs one, then 404s if unmatched.
+      if (publicPaths.some((layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)))) {
+        return publicStack(ctx, next);
+      }
+      await protectedStack(ctx, async () => {});
+      if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
+        fail('unknown_route', `No route ${ctx.method} ${ctx.path}.`);
+      }
+    },
+  ]);
+
+  const app = new Koa();
+  app.proxy = true;
+  app.silent = true;
+  app.use(middleware);
+
+  const describeRoutes = (routers: Router<GatewayState>[], auth: RouteInfo['auth']): RouteInfo[] =>
+    routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods
+      .filter((method) => documentedMethods.has(method) && !(method === 'HEAD' && layer.methods.includes('GET')))
+      .map((method) => ({ method, path: String(layer.path), auth }))));
+  const routes = (): RouteInfo[] => [...describeRoutes(publicRouters, 'public'), ...describeRoutes(protectedRouters, 'secret_key')];
+
+  return {
+    /** The Koa middleware stack; mount it under any prefix. */
+    middleware,
+    /** A Koa application running only the stack. */
+    app,
+    /** A Node `(req, res)` handler, for http.createServer or Express. */
+    callback: () => app.callback(),
+    logger,
+    baseUrl,
+    catalog,
+    events,
+    integrations,
+    connections,
+    storage,
+    cipher,
+    routes,
+    /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
+    async close() {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { createGateway, type Gateway, type GatewayOptions, type RouteInfo } from './gateway.js';
+export { GatewayError, errorStatus, type ErrorCode } from './errors.js';
+export type { Environment } from './environments/index.js';
+export type { Storage } from './storage/index.js';
+export type { Coordinator, Lease } from './coordination/index.js';
+export { createLogger, type Logger, type LogLevel } from './http/logger.js';
+export { createCatalog, providerSchema, type Provider } from './providers/index.js';
+export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
+export type { Integration, IntegrationCredentials } from './integrations/index.js';
+export type { GatewayEvent } from './events/index.js';

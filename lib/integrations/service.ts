@@ -1,0 +1,125 @@
+import type { Cipher } from '../crypto/index.js';
+import { fail } from '../errors.js';
+import type { Catalog } from '../providers/catalog.js';
+import { createCollection, createReadCache, type Storage } from '../storage/index.js';
+import type { Integration, StoredIntegration } from './integration.js';
+import type { IntegrationCredentials } from './schema.js';
+
+export interface IntegrationInput {
+  unique_key: string;
+  provider: string;
+  display_name?: string | undefined;
+  credentials?: IntegrationCredentials | undefined;
+}
+
+export interface IntegrationUpdate {
+  display_name?: string | undefined;
+  credentials?: IntegrationCredentials | null | undefined;
+}
+
+export interface IntegrationService {
+  create(env: string, input: IntegrationInput): Promise<Integration>;
+  get(env: string, uniqueKey: string): Promise<Integration | undefined>;
+  /** Like `get`, but 404 `unknown_integration` when missing. Cached for the hot path. */
+  require(env: string, uniqueKey: string): Promise<Integration>;
+  list(env: string): Promise<Integration[]>;
+  update(env: string, uniqueKey: string, update: IntegrationUpdate): Promise<Integration>;
+  delete(env: string, uniqueKey: string): Promise<boolean>;
+}
+
+export interface IntegrationServiceDeps {
+  storage: Storage;
+  cipher: Cipher;
+  catalog: Catalog;
+  /** How long another process's change may go unseen (only when the storage is shared). */
+  cacheTtlMs: number;
+}
+
+export function createIntegrationService(deps: IntegrationServiceDeps): IntegrationService {
+  const { cipher, catalog } = deps;
+  const store = createCollection<StoredIntegration>(deps.storage, 'integrations');
+  const cache = createReadCache<Integration>({ ttlMs: deps.storage.shared ? deps.cacheTtlMs : 3_600_000 });
+  const cacheKey = (env: string, key: string) => `${env}\u001f${key}`;
+
+  const open = (env: string, stored: StoredIntegration): Integration => ({
+    environment: env,
+    unique_key: stored.unique_key,
+    provider: stored.provider,
+    display_name: stored.display_name,
+    auth_mode: catalog.get(stored.provider)?.auth_mode ?? 'NONE',
+    credentials: stored.credentials ? cipher.open<IntegrationCredentials>(stored.credentials) : null,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+  });
+
+  const checkMode = (provider: string, credentials: IntegrationCredentials | null | undefined) => {
+    const mode = catalog.get(provider)?.auth_mode;
+    if (!credentials || !mode) return;
+    if (credentials.type !== mode) {
+      fail('invalid_credentials', `credentials.type ${credentials.type} does not fit provider "${provider}" (auth mode ${mode}).`, { field: 'credentials.type' });
+    }
+  };
+
+  const service: IntegrationService = {
+    async create(env, input) {
+      if (!catalog.get(input.provider)) fail('unknown_provider', `No provider named "${input.provider}" in the catalog.`, { field: 'provider' });
+      checkMode(input.provider, input.credentials);
+      return deps.storage.coordinator.withLock(`integration:${env}:${input.unique_key}`, async () => {
+        if (await store.get(env, input.unique_key)) {
+          fail('integration_exists', `An integration with unique_key "${input.unique_key}" already exists.`);
+        }
+        const now = new Date().toISOString();
+        const stored: StoredIntegration = {
+          unique_key: input.unique_key,
+          provider: input.provider,
+          display_name: input.display_name ?? catalog.get(input.provider)?.display_name ?? input.provider,
+          credentials: input.credentials ? cipher.seal(input.credentials) : null,
+          created_at: now,
+          updated_at: now,
+        };
+        await store.put(env, input.unique_key, stored);
+        cache.delete(cacheKey(env, input.unique_key));
+        return open(env, stored);
+      });
+    },
+    async get(env, uniqueKey) {
+      return cache.load(cacheKey(env, uniqueKey), async () => {
+        const stored = await store.get(env, uniqueKey);
+        return stored ? open(env, stored) : undefined;
+      });
+    },
+    async require(env, uniqueKey) {
+      return (await service.get(env, uniqueKey)) ??
+        fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`);
+    },
+    async list(env) {
+      const ids = await store.ids(env);
+      const found = await store.getMany(env, ids);
+      return found.filter((s): s is StoredIntegration => s !== undefined).map((s) => open(env, s));
+    },
+    async update(env, uniqueKey, update) {
+      return deps.storage.coordinator.withLock(`integration:${env}:${uniqueKey}`, async () => {
+        const stored = await store.get(env, uniqueKey);
+        if (!stored) fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`);
+        checkMode(stored.provider, update.credentials);
+        const next: StoredIntegration = {
+          ...stored,
+          ...(update.display_name !== undefined ? { display_name: update.display_name } : {}),
+          ...(update.credentials !== undefined
+            ? { credentials: update.credentials === null ? null : cipher.seal(update.credentials) }
+            : {}),
+          updated_at: new Date().toISOString(),
+        };
+        await store.put(env, uniqueKey, next);
+        cache.delete(cacheKey(env, uniqueKey));
+        return open(env, next);
+      });
+    },
+    async delete(env, uniqueKey) {
+      const existed = await store.delete(env, uniqueKey);
+      cache.delete(cacheKey(env, uniqueKey));
+      return existed;
+    },
+  };
+  return service;
+}

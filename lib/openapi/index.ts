@@ -1,0 +1,3 @@
+export { buildOpenApiDocument } from './document.js';
+export { createOpenApiRoutes } from './routes.js';
+export { operations, type Operation } from './operations.js';

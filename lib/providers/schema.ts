@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/** Names that fill `${connection_config.NAME}` templates and connection config keys. */
+const configName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/);
+const url = z.url({ protocol: /^https?$/ });
+/** A URL that may hold `${connection_config.NAME}` placeholders. */
+const templatedUrl = z.string().refine((value) => {
+  try {
+    new URL(value.replace(/\$\{connection_config\.[a-zA-Z0-9_]+\}/g, 'x'));
+    return /^https?:\/\//.test(value);
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL, optionally with ${connection_config.NAME} placeholders');
+
+export const authModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'APP', 'NONE'] as const;
+export type AuthMode = (typeof authModes)[number];
+
+const cursorPaginate = z.object({
+  type: z.literal('cursor'),
+  cursor_path_in_response: z.string().min(1),
+  cursor_name_in_request: z.string().min(1),
+  limit_name_in_request: z.string().min(1).optional(),
+  response_path: z.string().optional(),
+  /** Where the cursor goes on the next request; GET query by default. */
+  cursor_in: z.enum(['query', 'body']).optional(),
+}).strict();
+
+const linkPaginate = z.object({
+  type: z.literal('link'),
+  /** `rel` of the `Link` response header that points to the next page (e.g. `next`). */
+  link_rel_in_response_header: z.string().min(1).optional(),
+  /** Dotted path to a next-page URL in the body (e.g. `@odata.nextLink`). */
+  link_path_in_response_body: z.string().min(1).optional(),
+  limit_name_in_request: z.string().min(1).optional(),
+  response_path: z.string().optional(),
+}).strict().refine((p) => Boolean(p.link_rel_in_response_header) !== Boolean(p.link_path_in_response_body), {
+  message: 'link pagination names exactly one of link_rel_in_response_header and link_path_in_response_body',
+});
+
+const offsetPaginate = z.object({
+  type: z.literal('offset'),
+  offset_name_in_request: z.string().min(1),
+  limit_name_in_request: z.string().min(1).optional(),
+  response_path: z.string().optional(),
+  /** `item` counts items (offset += items), `page` counts pages (page += 1). Default `item`. */
+  offset_calculation_method: z.enum(['item', 'page']).optional(),
+  offset_start_value: z.number().int().nonnegative().optional(),
+}).strict();
+
+export const paginateSchema = z.union([cursorPaginate, linkPaginate, offsetPaginate]);
+
+/** Where an API key or basic credentials go on a proxied request. */
+export const credentialPlacementSchema = z.object({
+  in: z.enum(['header', 'query']),
+  name: z.string().min(1),
+  /** Template using `${apiKey}`, `${username}`, `${password}`, `${basic}` (base64 user:pass). Default `${apiKey}`. */
+  value: z.string().min(1).optional(),
+}).strict();
+
+export const proxySchema = z.object({
+  base_url: templatedUrl,
+  headers: z.record(z.string(), z.string()).optional(),
+  query: z.record(z.string(), z.string()).optional(),
+  decompress: z.boolean().optional(),
+  paginate: paginateSchema.optional(),
+  /** API_KEY/BASIC: where the credential goes. Default: `Authorization: Bearer ${apiKey}` / basic auth. */
+  credentials: z.array(credentialPlacementSchema).min(1).optional(),
+  /** Response headers that say when a rate limit resets (seconds or epoch seconds). */
+  retry_after_headers: z.array(z.string()).optional(),
+  /** A cheap authenticated GET that proves an API key works (path under base_url). */
+  verification_endpoint: z.string().startsWith('/').optional(),
+}).strict();
+
+export const providerSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/),
+  display_name: z.string().min(1),
+  logo_url: url,
+  categories: z.array(z.string().min(1)).min(1),
+  auth_mode: z.enum(authModes),
+  authorization_url: templatedUrl.optional(),
+  token_url: templatedUrl.optional(),
+  /** Extra query parameters on the authorization URL (e.g. `access_type=offline`). */
+  authorization_params: z.record(z.string(), z.string()).optional(),
+  /** Extra form fields on the token request. */
+  token_params: z.record(z.string(), z.string()).optional(),
+  /** How the client authenticates at the token URL: form body (default) or HTTP basic. */
+  token_request_auth: z.enum(['body', 'basic']).optional(),
+  scope_separator: z.string().optional(),
+  default_scopes: z.array(z.string()).optional(),
+  pkce: z.boolean().optional(),
+  /** APP providers: the installation URL template; `${app_link}` is the integration's public link. */
+  installation_url: z.string().optional(),
+  connection_configuration: z.array(configName).optional(),
+  connection_config_defaults: z.record(z.string(), z.string()).optional(),
+  post_connection_script: z.string().min(1).optional(),
+  webhook_routing_script: z.string().min(1).optional(),
+  proxy: proxySchema,
+  docs: url,
+  /** Free-form notes shown to the customer (e.g. admin consent requirements). */
+  notes: z.string().optional(),
+}).strict().superRefine((p, ctx) => {
+  const oauth = p.auth_mode === 'OAUTH2';
+  if (oauth && (!p.authorization_url || !p.token_url)) {
+    ctx.addIssue({ code: 'custom', message: 'OAUTH2 providers need authorization_url and token_url' });
+  }
+  if (p.auth_mode === 'OAUTH2_CC' && !p.token_url) {
+    ctx.addIssue({ code: 'custom', message: 'OAUTH2_CC providers need token_url' });
+  }
+  const placeholders = [p.proxy.base_url, p.authorization_url ?? '', p.token_url ?? '']
+    .flatMap((s) => [...s.matchAll(/\$\{connection_config\.([a-zA-Z0-9_]+)\}/g)].map((m) => m[1]));
+  for (const name of placeholders) {
+    if (!p.connection_configuration?.includes(name as string)) {
+      ctx.addIssue({ code: 'custom', message: `placeholder connection_config.${name} is not in connection_configuration` });
+    }
+  }
+});
+
+export type Provider = z.infer<typeof providerSchema>;
+export type Paginate = z.infer<typeof paginateSchema>;
+export type CredentialPlacement = z.infer<typeof credentialPlacementSchema>;

@@ -1,0 +1,3 @@
+export type { Storage } from './storage.js';
+export { createCollection, type Collection } from './collection.js';
+export { createReadCache, type ReadCache } from './read-cache.js';
