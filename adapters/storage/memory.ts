@@ -31,6 +31,8 @@ export function createMemoryStorage(): Storage {
     async close() {
       await coordinator.close();
       keyvs.clear();
+      // Empty the maps themselves: a caller may still hold a Keyv that points at one.
+      for (const map of maps.values()) map.clear();
       maps.clear();
     },
   };
