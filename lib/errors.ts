@@ -16,8 +16,36 @@ export const errorStatus = {
   missing_connection_id: 400,
   missing_provider_config_key: 400,
   unsafe_proxy_target: 400,
+  missing_connection_config: 400,
+  invalid_connection_config: 400,
+  // GET /records query parameters (lib/records): each code names its parameter.
+  missing_model: 400,
+  invalid_model: 400,
+  invalid_variant: 400,
+  invalid_cursor: 400,
+  invalid_limit: 400,
+  invalid_filter: 400,
+  invalid_modified_after: 400,
+  invalid_delta: 400,
+  invalid_ids: 400,
+  too_many_ids: 400,
+  unknown_parameter: 400,
+  // Connect sessions and authorization flows (lib/connect, lib/oauth).
+  invalid_state: 400,
+  state_expired: 400,
+  wrong_redirect: 400,
+  unsupported_auth_mode: 400,
+  authorization_failed: 400,
+  invalid_connect_session: 401,
   unauthorized: 401,
+  // Provider webhooks in (lib/webhooks/inbound).
+  invalid_webhook_signature: 401,
+  webhook_not_supported: 404,
   forbidden: 403,
+  integration_not_allowed: 403,
+  authorization_denied: 403,
+  installation_pending: 403,
+  installation_not_verified: 403,
   not_found: 404,
   unknown_route: 404,
   unknown_provider: 404,
@@ -25,17 +53,35 @@ export const errorStatus = {
   unknown_connection: 404,
   method_not_allowed: 405,
   conflict: 409,
+  state_replayed: 409,
   integration_exists: 409,
   endpoint_removed: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   connection_refresh_failed: 424,
+  integration_credentials_missing: 424,
   rate_limited: 429,
   server_error: 500,
   upstream_unreachable: 502,
   upstream_error: 502,
+  upstream_response_too_large: 502,
+  token_exchange_failed: 502,
   service_unavailable: 503,
+  connection_refresh_unavailable: 503,
   upstream_timeout: 504,
+  // Scripts (lib/scripts): syncs, actions, deploys.
+  invalid_action_input: 400,
+  invalid_script: 400,
+  unsupported_script_format: 400,
+  unknown_script: 404,
+  unknown_action_run: 404,
+  action_failed: 500,
+  invalid_action_output: 500,
+  action_output_too_large: 500,
+  script_memory_exceeded: 500,
+  script_crashed: 500,
+  script_interrupted: 503,
+  script_timeout: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -85,6 +131,9 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
   }
 }
 
+/** Response header naming the code of an error the gateway itself answered with. */
+export const errorCodeHeader = 'Portico-Error';
+
 /** The one error middleware at the edge of the stack. Unknown errors become `server_error`. */
 export function createErrorHandler(logger: Logger): Middleware {
   return async function handleErrors(ctx, next) {
@@ -92,8 +141,10 @@ export function createErrorHandler(logger: Logger): Middleware {
       await next();
     } catch (err) {
       const known = GatewayError.is(err) ? err : fromHttpError(err as { status?: number });
+      // Tells the gateway's own errors from a provider's answer passed through the proxy (the SDK reads it).
       if (known) {
         ctx.status = known.status;
+        ctx.set(errorCodeHeader, known.code);
         ctx.body = errorBody(known.code, known.message, known.details);
         return;
       }
@@ -103,6 +154,7 @@ export function createErrorHandler(logger: Logger): Middleware {
         stack: err instanceof Error ? err.stack : undefined,
       });
       ctx.status = 500;
+      ctx.set(errorCodeHeader, 'server_error');
       ctx.body = errorBody('server_error', 'An internal error occurred.', { request_id: ctx.state.requestId });
     }
   };

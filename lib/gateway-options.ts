@@ -1,7 +1,11 @@
 import type { EncryptionKey } from './crypto/index.js';
 import type { Environment } from './environments/index.js';
 import type { Logger } from './http/logger.js';
+import type { PostConnectionHook } from './oauth/index.js';
+import type { ProxyOptions } from './proxy/index.js';
+import type { ScriptsOptions } from './scripts/index.js';
 import type { Storage } from './storage/index.js';
+import type { WebhookOptions } from './webhooks/index.js';
 
 /** Everything `createGateway` needs; nothing is read from the process environment. */
 export interface GatewayOptions {
@@ -23,4 +27,14 @@ export interface GatewayOptions {
   cacheTtlMs?: number;
   /** Largest JSON body a route accepts. Default 1 MiB. */
   bodyLimit?: number;
+  /** Webhook delivery (timeout 20 s, 2 retries by default), queue and history settings. */
+  webhooks?: WebhookOptions;
+  /** How long a connect session token can start an authorization. Default 30 minutes. */
+  connectSessionTtlMs?: number;
+  /** Hooks run after a connection is authorized, by the catalog's `post_connection_script` name. */
+  postConnectionHooks?: Record<string, PostConnectionHook>;
+  /** Proxy timeouts, retry delays, pagination caps and keep-alive settings (see lib/proxy/options.ts). */
+  proxy?: ProxyOptions;
+  /** Scripts (syncs, actions): modules or a directory to register, worker and time limits (see lib/scripts/options.ts). */
+  scripts?: ScriptsOptions;
 }

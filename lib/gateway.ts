@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
+import { createConnectSessionRoutes, createConnectSessionStore } from './connect/index.js';
 import { createConnectionRoutes, createConnectionService, createRemovedConnectionRoutes } from './connections/index.js';
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
+import { createCredentialResolver } from './credentials/index.js';
 import { createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
 import { createErrorHandler, fail } from './errors.js';
 import { createEventBus } from './events/index.js';
@@ -11,8 +13,13 @@ import { createLogger } from './http/logger.js';
 import { createRequestLog } from './http/request-log.js';
 import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
+import { createFlowStore, createHookRegistry, createOAuthRoutes } from './oauth/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
 import { createCatalog, createProviderRoutes } from './providers/index.js';
+import { createProxy } from './proxy/index.js';
+import { createRecordRoutes, createRecordStore } from './records/index.js';
+import { createGatewayHost, createScriptHooks, createScripts, type ScriptsApi } from './scripts/index.js';
+import { createWebhooks } from './webhooks/index.js';
 
 export type { GatewayOptions } from './gateway-options.js';
 
@@ -63,6 +70,47 @@ export async function createGateway(options: GatewayOptions) {
     createRemovedConnectionRoutes(),
   ];
   const closers: (() => Promise<void>)[] = [];
+  // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
+  const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
+  publicRouters.push(webhooks.inboundRoutes);
+  protectedRouters.push(webhooks.routes);
+  closers.push(() => webhooks.close());
+  // Synced records (lib/records): the store scripts write to, and GET /records.
+  const records = createRecordStore({
+    storage,
+    onError: (error, context) => logger.error('records background task failed', { ...context, error: error instanceof Error ? error.message : String(error) }),
+  });
+  protectedRouters.push(createRecordRoutes({ records, requireConnection: (env, key, id) => connections.require(env, key, id) }));
+  // A deleted connection takes its records with it (a re-created one must not inherit them).
+  events.subscribe(async (event) => {
+    if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
+  });
+  closers.push(() => records.close());
+  // Set once the scripts exist (below): post_connection_script names resolve through their registry first.
+  let scriptsApi: ScriptsApi | undefined;
+  // Connecting end users (lib/connect, lib/oauth): connect sessions, the OAuth callback, app setup, the API key form.
+  const sessions = createConnectSessionStore(storage, options.connectSessionTtlMs);
+  const connectUrl = `${baseUrl}/oauth/connect`;
+  protectedRouters.push(createConnectSessionRoutes({ sessions, integrations, connections, connectUrl }));
+  publicRouters.push(...createOAuthRoutes({
+    callbackUrl: urls.callbackUrl, setupUrl: urls.setupUrl, connectUrl, catalog, integrations, connections, events, logger, cipher,
+    sessions, flows: createFlowStore(storage), hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scriptsApi),
+    fetch: (input, init) => globalThis.fetch(input, init),
+  }));
+
+  // The proxy (lib/proxy): /proxy/{provider_path} and `gateway.proxy.request`, credentials by lib/credentials.
+  const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
+  const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
+  protectedRouters.push(proxy.routes);
+  closers.push(() => proxy.close());
+  // Scripts (lib/scripts): syncs and actions on worker threads, on schedule or on demand, with logs.
+  const scripts = await createScripts({
+    storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
+    host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
+  });
+  scriptsApi = scripts.api;
+  protectedRouters.push(...scripts.routes);
+  closers.push(() => scripts.close());
 
   const auth = createSecretKeyAuth(createKeyMatcher(options.environments));
   const publicStack = compose(publicRouters.map((r) => r.routes() as Middleware));
@@ -108,6 +156,14 @@ export async function createGateway(options: GatewayOptions) {
     events,
     integrations,
     connections,
+    /** `webhooks.send(environment, event)`: sync, records and action events for the customer. */
+    webhooks: webhooks.api,
+    /** Synced records: saveBatch, deleteBatch, deleteNotSeenSince, prune, compact, list (GET /records). */
+    records,
+    /** Calls providers from code with a connection's credentials: `proxy.request({ environment, providerConfigKey, connectionId, path })`. */
+    proxy: { request: proxy.request, sockets: proxy.sockets },
+    /** Syncs (trigger, pause, start, status), actions, logs and the script registry. */
+    scripts: scripts.api,
     storage,
     cipher,
     routes,

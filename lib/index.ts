@@ -8,3 +8,4 @@ export { createCatalog, providerSchema, type Provider } from './providers/index.
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
 export type { Integration, IntegrationCredentials } from './integrations/index.js';
 export type { GatewayEvent } from './events/index.js';
+export type { WebhookOptions, WebhookEventInput, WebhookPayload, WebhookEventType, DeliveryRecord, SendResult } from './webhooks/index.js';

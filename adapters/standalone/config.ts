@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
 
 /** The standalone server's settings, read from the process environment in this one place. */
@@ -16,6 +17,10 @@ export interface StandaloneConfig {
   webhookUrl: string | undefined;
   webhookSecondaryUrl: string | undefined;
   webhookSigningKey: string | undefined;
+  /** SERVICE_LOGGER_LEVEL: lowest script log level stored (default warn, spec 8). */
+  scriptLogLevel: LogLevel | undefined;
+  /** SERVICE_SCRIPTS_DIR: compiled scripts laid out `<integration>/<name>.js`. */
+  scriptsDir: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +87,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   const webhookSigningKey = get('SERVICE_WEBHOOK_SIGNING_KEY');
   if (webhookSigningKey !== undefined && webhookSigningKey.length < 16) problems.push('SERVICE_WEBHOOK_SIGNING_KEY: must be at least 16 characters');
 
+  const scriptLogLevel = get('SERVICE_LOGGER_LEVEL');
+  if (scriptLogLevel !== undefined && !isLogLevel(scriptLogLevel)) problems.push(`SERVICE_LOGGER_LEVEL: "${scriptLogLevel}" must be debug, info, warn or error`);
+  const scriptsDir = get('SERVICE_SCRIPTS_DIR');
+  if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -96,5 +106,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     webhookUrl,
     webhookSecondaryUrl,
     webhookSigningKey,
+    scriptLogLevel: scriptLogLevel as LogLevel | undefined,
+    scriptsDir,
   });
 }

@@ -37,12 +37,14 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
       ...(config.webhookUrl ? { webhookUrl: config.webhookUrl } : {}),
       ...(config.webhookSecondaryUrl ? { webhookSecondaryUrl: config.webhookSecondaryUrl } : {}),
       ...(config.webhookSigningKey ? { webhookSigningKey: config.webhookSigningKey } : {}),
+      ...(config.scriptLogLevel ? { scriptLogLevel: config.scriptLogLevel } : {}),
     }],
     storage,
     encryptionKeys: encryptionKey,
     baseUrl: config.baseUrl,
     providers: config.providersFile ? readProvidersFile(config.providersFile) : [],
     logger,
+    ...(config.scriptsDir ? { scripts: { dir: config.scriptsDir } } : {}),
   });
   const server = createServer(gateway.callback());
   server.keepAliveTimeout = 65_000;

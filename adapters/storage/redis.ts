@@ -46,6 +46,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
   return {
     kind: 'redis',
     shared: true,
+    redis: { url: options.url, prefix },
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {

@@ -29,6 +29,11 @@ export interface ConnectionService {
   get(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
   /** Cached lookup for the hot path; 404 `unknown_connection` when missing. */
   require(env: string, providerConfigKey: string, connectionId: string): Promise<Connection>;
+  /**
+   * Reads the store, not the cache, and puts what it read in the cache. For code holding a lock
+   * that must see another process's latest write (token refresh).
+   */
+  reload(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
   list(env: string, filter: ConnectionFilter): Promise<Connection[]>;
   patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
   setMetadata(env: string, providerConfigKey: string, connectionIds: readonly string[], metadata: Record<string, unknown>, mode: 'replace' | 'merge'): Promise<Connection[]>;
@@ -121,6 +126,15 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     },
     async require(env, pck, cid) {
       return (await service.get(env, pck, cid)) ?? notFound(pck, cid);
+    },
+    async reload(env, pck, cid) {
+      const stored = await store.get(env, idOf(pck, cid));
+      // Dropping first also stops a load already under way from caching an older value.
+      cache.delete(cacheKey(env, pck, cid));
+      if (!stored) return undefined;
+      const connection = open(env, stored);
+      cache.set(cacheKey(env, pck, cid), connection);
+      return connection;
     },
     async list(env, filter) {
       const ids = (await store.ids(env)).filter((id) =>

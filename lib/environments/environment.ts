@@ -9,6 +9,8 @@ export interface Environment {
   webhookSecondaryUrl?: string;
   /** Key that signs webhooks to the customer; generated when absent. */
   webhookSigningKey?: string;
+  /** Lowest script log level stored (debug, info, warn, error); default warn (spec 8). Standalone: `SERVICE_LOGGER_LEVEL`. */
+  scriptLogLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 
 const namePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;

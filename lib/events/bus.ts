@@ -5,7 +5,9 @@ export type GatewayEvent =
   | { type: 'connection.created' | 'connection.overridden'; environment: string; provider_config_key: string; connection_id: string; provider: string; end_user: EndUser | null; operation: 'import' | 'oauth' | 'connect' }
   | { type: 'connection.deleted'; environment: string; provider_config_key: string; connection_id: string; provider: string }
   | { type: 'connection.auth_failed'; environment: string; provider_config_key: string; connection_id: string; provider: string; code: string; message: string }
-  | { type: 'connection.auth_recovered'; environment: string; provider_config_key: string; connection_id: string; provider: string };
+  | { type: 'connection.auth_recovered'; environment: string; provider_config_key: string; connection_id: string; provider: string }
+  /** An end user's authorization attempt (connect link, OAuth callback, app setup, API key form) failed; nothing was stored. */
+  | { type: 'connection.auth_attempt_failed'; environment: string; provider_config_key: string; provider: string; connection_id: string | null; end_user: EndUser | null; operation: 'oauth' | 'connect'; code: string; message: string; provider_error?: { error: string; description: string } };
 
 export type GatewayEventType = GatewayEvent['type'];
 type Handler = (event: GatewayEvent) => void | Promise<void>;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { createSessionSchema } from '../connect/session.js';
 import { importConnectionSchema, metadataSchema, patchConnectionSchema } from '../connections/schema.js';
 import { createIntegrationSchema, updateIntegrationSchema } from '../integrations/schema.js';
+import { connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/schema.js';
+import { deploySchema, syncSelectionSchema, triggerActionSchema, triggerSyncSchema } from '../scripts/routes/schema.js';
 
 /** One documented operation. Paths use OpenAPI's `{name}` form. */
 export interface Operation {
@@ -38,6 +41,36 @@ export const operations: Operation[] = [
   { method: 'get', path: '/connections/{connectionId}', tag: 'connections', summary: 'Get a connection with its credentials', query: { provider_config_key: 'or the Provider-Config-Key header' } },
   { method: 'patch', path: '/connections/{connectionId}', tag: 'connections', summary: 'Patch one connection\'s end user (spec 4.7)', body: patchConnectionSchema, query: { provider_config_key: 'or the Provider-Config-Key header' } },
   { method: 'delete', path: '/connections/{connectionId}', tag: 'connections', summary: 'Delete a connection', query: { provider_config_key: 'or the Provider-Config-Key header' } },
+  { method: 'post', path: '/connect/sessions', tag: 'connect', summary: 'Create a connect session for one end user: a short-lived single-use token and the connect link', body: createSessionSchema, success: 201 },
+  { method: 'get', path: '/oauth/connect', tag: 'connect', summary: 'The connect link (HTML): straight to the only allowed integration, or a list to choose from', auth: 'public', query: { connect_session_token: 'the session token', origin: 'origin of the opening page (when the session names none)' } },
+  { method: 'get', path: '/oauth/connect/{integration}', tag: 'connect', summary: 'Starts an authorization: 302 to the provider (OAuth, admin consent, app installation) or the API key form (HTML)', auth: 'public', query: { connect_session_token: 'the session token', origin: 'origin of the opening page (when the session names none)', 'connection_config.NAME': 'a connection setting the end user supplies (declared names only)' } },
+  { method: 'post', path: '/oauth/connect/{integration}', tag: 'connect', summary: 'The API key / basic credentials / connection settings form (application/x-www-form-urlencoded); answers an HTML page', auth: 'public' },
+  { method: 'get', path: '/oauth/callback', tag: 'connect', summary: 'OAuth redirect URI (spec 5.1.1): verifies state, exchanges the code, stores the connection; answers the HTML result page', auth: 'public', query: { state: 'the state sent to the provider', code: 'authorization code', error: 'provider error, e.g. access_denied' } },
+  { method: 'get', path: '/oauth/app-setup', tag: 'connect', summary: 'Code-hosting app setup URL (spec 2.5, 5.1.4): ties the installation to the connect session; answers the HTML result page', auth: 'public', query: { state: 'the state sent with the installation link', installation_id: 'the installation', setup_action: 'install, update or request' } },
+  { method: 'get', path: '/records', tag: 'records', summary: 'Synced records of one model of one connection, by modification time (spec 4.3)', headers: ['Connection-Id', 'Provider-Config-Key'], query: { model: 'required: the data model', variant: 'model variant, default base', cursor: "a record's _service_metadata.cursor or next_cursor", limit: '1-1000, default 100', filter: 'added, updated, deleted; comma-separated for the union', modified_after: 'ISO 8601 date-time: only records modified after it', delta: 'deprecated alias of modified_after (answered with a Deprecation header)', ids: 'repeat for several (ids=a&ids=b), at most 100; no comma lists' } },
+  { method: 'get', path: '/environment', tag: 'webhooks', summary: 'The environment\'s webhook URLs and signing key (masked)' },
+  { method: 'patch', path: '/environment', tag: 'webhooks', summary: 'Set or clear (null) the webhook URL and secondary URL', body: environmentPatchSchema },
+  { method: 'post', path: '/environment/webhook-signing-key', tag: 'webhooks', summary: 'Rotate the webhook signing key; the answer shows the new key once' },
+  { method: 'get', path: '/webhooks/deliveries', tag: 'webhooks', summary: 'Webhook deliveries, newest first, with every attempt', query: { connection_id: 'connection filter', provider_config_key: 'integration filter', type: 'auth, sync, records, action or forward', state: 'pending, delivered, failed or skipped', delivery_id: 'one event', limit: '1-500, default 100', cursor: 'next_cursor of the previous page' } },
+  { method: 'get', path: '/connections/{connectionId}/webhook-url', tag: 'webhooks', summary: 'The connection\'s own webhook URL (null: the environment\'s)', query: { provider_config_key: 'or the Provider-Config-Key header' } },
+  { method: 'put', path: '/connections/{connectionId}/webhook-url', tag: 'webhooks', summary: 'Send this connection\'s webhooks to its own URL instead of the environment\'s', body: connectionWebhookUrlSchema, query: { provider_config_key: 'or the Provider-Config-Key header' } },
+  { method: 'delete', path: '/connections/{connectionId}/webhook-url', tag: 'webhooks', summary: 'Back to the environment\'s webhook URLs', query: { provider_config_key: 'or the Provider-Config-Key header' } },
+  { method: 'post', path: '/webhook/{environment}/{integration}', tag: 'webhooks', summary: 'A provider\'s webhook: signature verified, routed to connections, forwarded to the customer; 202', auth: 'public', success: 202 },
+  // HEAD is served with GET (the router adds it), so the document lists GET only.
+  ...(['get', 'post', 'put', 'patch', 'delete', 'options'] as const).map((method) => ({
+    method, path: '/proxy/{path}', tag: 'proxy', headers: ['Provider-Config-Key', 'Connection-Id'],
+    summary: 'Forward to the provider API under its base URL with the connection\'s credentials (spec 4.4); status, headers and body are the provider\'s. Optional headers: Retries (0-10), Paginate (true), Paginate-Max-Items, Paginate-Max-Pages, Decompress (true|false)',
+  })),
+  // Scripts (lib/scripts, docs/scripts.md).
+  { method: 'post', path: '/sync/trigger', tag: 'scripts', summary: 'Queue sync runs (incremental or full) for one or every connection of an integration; 202', body: triggerSyncSchema, success: 202 },
+  { method: 'post', path: '/sync/pause', tag: 'scripts', summary: 'Pause syncs: scheduled runs are skipped until started', body: syncSelectionSchema },
+  { method: 'post', path: '/sync/start', tag: 'scripts', summary: 'Start (resume) syncs; one that never ran runs now', body: syncSelectionSchema },
+  { method: 'get', path: '/sync/status', tag: 'scripts', summary: 'Status, latest run and next run of syncs per connection', query: { provider_config_key: 'integration (required)', syncs: 'comma-separated sync names, or * (default: all)', connection_id: 'one connection (default: all)' } },
+  { method: 'post', path: '/action/trigger', tag: 'scripts', summary: 'Run an action: answers its output; with X-Async: true, 202 with an id and a status URL', body: triggerActionSchema, headers: ['Provider-Config-Key', 'Connection-Id'] },
+  { method: 'get', path: '/action/{id}', tag: 'scripts', summary: 'Status and result of an asynchronous action call' },
+  { method: 'get', path: '/logs', tag: 'scripts', summary: 'Stored script logs, newest first', query: { connection_id: 'filter', script: 'filter by script name', run_id: 'filter by run', cursor: 'next_cursor of the previous page', limit: '1-1000, default 100' } },
+  { method: 'get', path: '/scripts', tag: 'scripts', summary: 'Scripts enabled in this environment (registered and deployed)', query: { integration: 'filter by integration unique key' } },
+  { method: 'post', path: '/scripts/deploy', tag: 'scripts', summary: 'Deploy compiled script bundles (replaces the environment\'s deployed scripts); the CLI uses it', body: deploySchema },
   ...(['get', 'post', 'put', 'patch', 'delete', 'options'] as const).flatMap((method) => [
     { method, path: '/connection', tag: 'removed', summary: 'Removed 20 Jan 2026: answers 410 naming the /connections replacement' },
     { method, path: '/connection/{rest}', tag: 'removed', summary: 'Removed 20 Jan 2026: answers 410 naming the /connections replacement' },

@@ -50,11 +50,25 @@ const offsetPaginate = z.object({
 
 export const paginateSchema = z.union([cursorPaginate, linkPaginate, offsetPaginate]);
 
-/** Where an API key or basic credentials go on a proxied request. */
+/** Template variables a credential placement may use, per auth mode. */
+export const placementVariables: Record<AuthMode, readonly string[]> = {
+  API_KEY: ['apiKey'],
+  BASIC: ['username', 'password', 'basic'],
+  OAUTH2: ['accessToken'],
+  OAUTH2_CC: ['accessToken'],
+  APP: ['accessToken'],
+  NONE: [],
+};
+
+/** Where a connection's credential goes on a proxied request. */
 export const credentialPlacementSchema = z.object({
   in: z.enum(['header', 'query']),
   name: z.string().min(1),
-  /** Template using `${apiKey}`, `${username}`, `${password}`, `${basic}` (base64 user:pass). Default `${apiKey}`. */
+  /**
+   * Template: `${apiKey}` (API_KEY); `${username}`, `${password}`, `${basic}` = base64 user:pass
+   * (BASIC); `${accessToken}` (OAUTH2, OAUTH2_CC, APP). Default: the mode's one credential
+   * (`${apiKey}`, `${basic}` or `${accessToken}`).
+   */
   value: z.string().min(1).optional(),
 }).strict();
 
@@ -91,6 +105,15 @@ export const providerSchema = z.object({
   pkce: z.boolean().optional(),
   /** APP providers: the installation URL template; `${app_link}` is the integration's public link. */
   installation_url: z.string().optional(),
+  /**
+   * Admin consent page for providers whose application permissions only an organization
+   * administrator can grant (OAUTH2_CC): the connect flow sends the administrator there.
+   */
+  admin_consent_url: templatedUrl.optional(),
+  /** APP providers: the optional user authorization of the app (spec 5.1.4), separate from installation tokens. */
+  user_authorization: z.object({ authorization_url: url, token_url: url }).strict().optional(),
+  /** Token-response fields copied into the connection config on authorization (`part: host` keeps only a URL's host). */
+  token_response_config: z.record(configName, z.object({ from: z.string().min(1), part: z.enum(['value', 'host']).optional() }).strict()).optional(),
   connection_configuration: z.array(configName).optional(),
   connection_config_defaults: z.record(z.string(), z.string()).optional(),
   post_connection_script: z.string().min(1).optional(),
@@ -107,7 +130,15 @@ export const providerSchema = z.object({
   if (p.auth_mode === 'OAUTH2_CC' && !p.token_url) {
     ctx.addIssue({ code: 'custom', message: 'OAUTH2_CC providers need token_url' });
   }
-  const placeholders = [p.proxy.base_url, p.authorization_url ?? '', p.token_url ?? '']
+  const allowed = placementVariables[p.auth_mode];
+  for (const placement of p.proxy.credentials ?? []) {
+    for (const [, name] of (placement.value ?? '').matchAll(/\$\{([^}]*)\}/g)) {
+      if (!allowed.includes(name as string)) {
+        ctx.addIssue({ code: 'custom', path: ['proxy', 'credentials'], message: `\${${name}} is not available in auth mode ${p.auth_mode} (use ${allowed.map((v) => `\${${v}}`).join(', ') || 'nothing'})` });
+      }
+    }
+  }
+  const placeholders = [p.proxy.base_url, p.authorization_url ?? '', p.token_url ?? '', p.admin_consent_url ?? '', ...Object.values(p.token_params ?? {})]
     .flatMap((s) => [...s.matchAll(/\$\{connection_config\.([a-zA-Z0-9_]+)\}/g)].map((m) => m[1]));
   for (const name of placeholders) {
     if (!p.connection_configuration?.includes(name as string)) {

@@ -13,5 +13,10 @@ export interface Storage {
   /** A Keyv whose keys live under `namespace`; the same namespace always gives the same data. */
   keyv<T = unknown>(namespace: string): Keyv<T>;
   readonly coordinator: Coordinator;
+  /**
+   * Set by Redis back ends: where the Redis is and the key prefix in use, for features that
+   * build on a Redis engine with its own connections (the webhook queue uses BullMQ).
+   */
+  readonly redis?: { readonly url: string; readonly prefix: string };
   close(): Promise<void>;
 }

@@ -1,0 +1,101 @@
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { PassThrough, Readable } from 'node:stream';
+import { fail } from '../errors.js';
+
+/**
+ * A proxied request's body. Only `bytes` can be sent more than once (retries, a refresh after
+ * a 401, pages); a `stream` goes to the provider once, as it arrives.
+ */
+export type RequestBody =
+  | { kind: 'none'; first: Readable | undefined }
+  | { kind: 'bytes'; bytes: Buffer }
+  | { kind: 'stream'; stream: Readable; length: number | undefined; used: boolean };
+
+export const noBody = (): RequestBody => ({ kind: 'none', first: undefined });
+
+export const canReplay = (body: RequestBody) => body.kind !== 'stream';
+
+const ended = () => new PassThrough().end();
+
+/** A stream of the body for the next attempt; undefined when a streamed body was sent already. */
+export function openBody(body: RequestBody): Readable | undefined {
+  switch (body.kind) {
+    case 'none': {
+      const first = body.first;
+      body.first = undefined;
+      return first ?? ended();
+    }
+    case 'bytes': return new PassThrough().end(body.bytes);
+    case 'stream':
+      if (body.used) return undefined;
+      body.used = true;
+      return body.stream;
+  }
+}
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Sets the framing headers the body needs (`content-length` or chunked). */
+export function frameBody(headers: OutgoingHttpHeaders, body: RequestBody, method: string): void {
+  delete headers['transfer-encoding'];
+  if (body.kind === 'bytes') headers['content-length'] = String(body.bytes.length);
+  else if (body.kind === 'stream') {
+    if (body.length !== undefined) headers['content-length'] = String(body.length);
+    else {
+      delete headers['content-length'];
+      headers['transfer-encoding'] = 'chunked';
+    }
+  } else if (bodyMethods.has(method)) {
+    // Node would send an empty POST chunked; providers expect (some demand) a length.
+    headers['content-length'] = '0';
+  } else {
+    delete headers['content-length'];
+  }
+}
+
+/** Reads a stream whole, refusing more than `limit` bytes. */
+export async function readAll(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) {
+      stream.destroy();
+      fail('payload_too_large', `The request body is larger than ${limit} bytes.`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * The body of an incoming proxied request. It stays a stream unless it may have to be sent
+ * again (`replayLimit` > 0) and declares a length within that limit; then it is read first.
+ */
+export async function incomingBody(req: IncomingMessage, replayLimit: number): Promise<RequestBody> {
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const length = chunked || !Number.isSafeInteger(declared) ? undefined : declared;
+  // Mounted in Express after a body parser: the stream is spent, the parsed body is what is left.
+  const parsed = (req as { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) return { kind: 'bytes', bytes: toBytes(parsed) };
+  if (length === 0) return { kind: 'none', first: req };
+  if (length !== undefined && length <= replayLimit) return { kind: 'bytes', bytes: await readAll(req, replayLimit) };
+  return { kind: 'stream', stream: req, length, used: false };
+}
+
+/** Bytes of a body given as a value: raw bytes and strings as they are, anything else as JSON. */
+export function toBytes(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (typeof value === 'string') return Buffer.from(value);
+  return Buffer.from(JSON.stringify(value));
+}
+
+/** A body given to the programmatic API. */
+export function valueBody(value: unknown): RequestBody {
+  if (value === undefined || value === null) return noBody();
+  if (value instanceof Readable) return { kind: 'stream', stream: value, length: undefined, used: false };
+  return { kind: 'bytes', bytes: toBytes(value) };
+}

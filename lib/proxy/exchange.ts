@@ -1,0 +1,112 @@
+import type { IncomingMessage } from 'node:http';
+import type { AuthMaterial, CredentialResolver } from '../credentials/index.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { canReplay, frameBody, openBody, type RequestBody } from './body.js';
+import { requestHeaders } from './headers.js';
+import type { ResolvedProxyOptions } from './options.js';
+import type { PageRequest } from './paginate.js';
+import type { PreparedCall } from './prepare.js';
+import { announcedWait, backoff, isIdempotent, isRetryableStatus, sleep } from './retry.js';
+import type { Cancel, SendOutcome, Upstream, UpstreamRequest } from './upstream.js';
+
+export interface ExchangeDeps {
+  upstream: Upstream;
+  resolver: CredentialResolver;
+  logger: Logger;
+  options: ResolvedProxyOptions;
+}
+
+function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: number): GatewayError {
+  switch (outcome.reason) {
+    case 'unreachable': return new GatewayError('upstream_unreachable', `Could not connect to the provider at ${outcome.host} (${outcome.code}).`);
+    case 'timeout': return new GatewayError('upstream_timeout', `The provider at ${outcome.host} did not answer within ${timeoutMs} ms.`);
+    default: return new GatewayError('upstream_error', `The connection to the provider at ${outcome.host} failed before it answered (${outcome.code}).`);
+  }
+}
+
+/** Caller query, then the catalog's static query, then credentials; a caller parameter named like either is dropped. */
+function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
+  const authNames = Object.keys(auth);
+  if (!staticQuery && authNames.length === 0) return callerQuery;
+  const reserved = new Set([...authNames, ...staticQuery.split('&').map((p) => decodeURIComponent(p.split('=')[0] ?? ''))]);
+  const parts = callerQuery ? callerQuery.split('&').filter((pair) => {
+    const name = pair.split('=')[0] ?? '';
+    try {
+      return !reserved.has(decodeURIComponent(name));
+    } catch {
+      return true;
+    }
+  }) : [];
+  if (staticQuery) parts.push(staticQuery);
+  for (const name of authNames) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(auth[name] as string)}`);
+  return parts.join('&');
+}
+
+/**
+ * Inject → forward → retry. Sends one provider request (a page, or the whole call), retrying
+ * when the caller asked for it (`Retries`) and once more after a forced token refresh when the
+ * provider answers 401 to a token. Returns the final provider response, unread — or undefined
+ * when the caller went away (`cancel.aborted`): there is no one left to answer, so that is a
+ * plain outcome, not an error.
+ */
+export function createExchange(deps: ExchangeDeps) {
+  const { upstream, resolver, options } = deps;
+
+  const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: NonNullable<ReturnType<typeof openBody>>): UpstreamRequest => {
+    const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
+    frameBody(headers, body, call.method);
+    const query = joinQuery(page.query, call.base.query, auth.query);
+    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream };
+  };
+
+  return async function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
+    let auth = await resolver.resolve(call.target);
+    let refreshed = false;
+    let staleSocketRetried = false;
+    let retries = 0;
+    const retryable = () => retries < call.retries && isIdempotent(call.method) && canReplay(body);
+    for (;;) {
+      if (cancel.aborted) return undefined;
+      const stream = openBody(body);
+      if (!stream) throw new Error('a streamed request body cannot be sent twice');
+      const outcome = await upstream.send(build(call, page, body, auth, stream), cancel);
+      if (!outcome.ok) {
+        if (outcome.reason === 'aborted') return undefined;
+        // A kept-alive socket the provider had just closed: the request never reached it.
+        if (outcome.reason === 'reset' && outcome.reusedSocket && !staleSocketRetried && canReplay(body) && isIdempotent(call.method)) {
+          staleSocketRetried = true;
+          continue;
+        }
+        if (!retryable()) throw upstreamError(outcome, options.timeoutMs);
+        const delay = backoff(retries++, options.retryBaseDelayMs, options.retryMaxDelayMs);
+        deps.logger.debug('proxy retry', { reason: outcome.reason, code: outcome.code, host: outcome.host, delay_ms: delay, attempt: retries });
+        if (!(await sleep(delay, cancel))) return undefined;
+        continue;
+      }
+      const response = outcome.response;
+      const status = response.statusCode ?? 0;
+      if (status === 401 && call.refreshOn401 && !refreshed && canReplay(body)) {
+        response.resume();
+        refreshed = true;
+        // Same target object: the resolver knows which token the provider refused.
+        auth = await resolver.resolve(call.target, { forceRefresh: true });
+        continue;
+      }
+      if (isRetryableStatus(status) && retryable()) {
+        const announced = announcedWait(response.headers, status === 429 ? call.target.provider.proxy.retry_after_headers ?? [] : []);
+        if (announced === undefined || announced <= options.retryMaxWaitMs) {
+          const delay = announced ?? backoff(retries, options.retryBaseDelayMs, options.retryMaxDelayMs);
+          retries++;
+          response.resume();
+          deps.logger.debug('proxy retry', { status, host: call.base.host, delay_ms: delay, attempt: retries });
+          if (!(await sleep(delay, cancel))) return undefined;
+          continue;
+        }
+      }
+      return response;
+    }
+  };
+}
+
+export type Exchange = ReturnType<typeof createExchange>;

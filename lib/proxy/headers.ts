@@ -1,0 +1,80 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { AuthMaterial } from '../credentials/index.js';
+import { controlHeaderNames } from './control.js';
+import type { ProviderBase } from './provider-base.js';
+
+/** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, so a proxy never forwards them. */
+const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'];
+
+// `host` is the provider's; `expect` was answered by this server already (100-continue).
+const notForwarded = new Set([...hopByHop, ...controlHeaderNames, 'host', 'expect']);
+const notReturned = new Set(hopByHop);
+
+/** Extra header names a `Connection` header declares hop-by-hop (`Connection: close, x-trace`). */
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const tokens = (Array.isArray(value) ? value.join(',') : value).toLowerCase().split(',')
+    .map((t) => t.trim()).filter((t) => t && t !== 'close' && t !== 'keep-alive');
+  return tokens.length > 0 ? new Set(tokens) : undefined;
+}
+
+export interface RequestHeaderInput {
+  incoming: IncomingHttpHeaders;
+  base: ProviderBase;
+  auth: AuthMaterial;
+  /** Ask the provider for compressed bodies: the gateway decodes them. */
+  acceptCompressed: boolean;
+}
+
+/**
+ * The headers sent to the provider: catalog defaults, then every caller header that is not
+ * hop-by-hop or a gateway control header, then the credentials (which always win).
+ * Body framing (`content-length`/`transfer-encoding`) is set by the body step.
+ */
+export function requestHeaders({ incoming, base, auth, acceptCompressed }: RequestHeaderInput): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of base.headers) out[name] = value;
+  const listed = connectionTokens(incoming.connection);
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || notForwarded.has(name) || listed?.has(name)) continue;
+    out[name] = value;
+  }
+  for (const name in auth.headers) out[name.toLowerCase()] = auth.headers[name];
+  out.host = base.host;
+  if (acceptCompressed) out['accept-encoding'] = 'gzip, deflate, br';
+  return out;
+}
+
+/**
+ * The provider's response headers, without hop-by-hop headers and without the names in `drop`
+ * (lower case). Repeated headers stay repeated (an array), names keep the provider's case.
+ * An object, not a flat list: Node 20's `writeHead` keeps only the last of repeated names
+ * from a list when headers were set before (X-Request-Id).
+ */
+export function responseHeaders(raw: readonly string[], drop?: ReadonlySet<string>): OutgoingHttpHeaders {
+  let listed: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if ((raw[i] as string).length === 10 && (raw[i] as string).toLowerCase() === 'connection') {
+      listed = connectionTokens(raw[i + 1]);
+    }
+  }
+  const out: OutgoingHttpHeaders = {};
+  let names: Map<string, string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = raw[i + 1] as string;
+    const lower = name.toLowerCase();
+    if (notReturned.has(lower) || drop?.has(lower) || listed?.has(lower)) continue;
+    names ??= new Map();
+    const key = names.get(lower);
+    if (key === undefined) {
+      names.set(lower, name);
+      out[name] = value;
+    } else {
+      const previous = out[key];
+      out[key] = Array.isArray(previous) ? [...previous, value] : [previous as string, value];
+    }
+  }
+  return out;
+}

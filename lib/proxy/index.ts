@@ -1,0 +1,56 @@
+import type { ConnectionService } from '../connections/index.js';
+import type { CredentialResolver } from '../credentials/index.js';
+import type { Logger } from '../http/logger.js';
+import type { IntegrationService } from '../integrations/index.js';
+import type { Catalog } from '../providers/index.js';
+import { createProxyApi } from './api.js';
+import { createExchange } from './exchange.js';
+import { resolveProxyOptions, type ProxyOptions } from './options.js';
+import { createPrepare } from './prepare.js';
+import { createBaseResolver } from './provider-base.js';
+import { createProxyRoutes } from './routes.js';
+import { createUpstream } from './upstream.js';
+
+export type { ProxyOptions } from './options.js';
+export type { ProxyRequest, ProxyResponse } from './api.js';
+export { checkProviderPath, checkProviderQuery } from './safe-target.js';
+
+export interface ProxyDeps {
+  catalog: Catalog;
+  integrations: IntegrationService;
+  connections: ConnectionService;
+  resolver: CredentialResolver;
+  logger: Logger;
+  options?: ProxyOptions | undefined;
+}
+
+/**
+ * The forwarding pipeline, composed: resolve (prepare) → inject and forward with retries
+ * (exchange, over upstream) → decompress | paginate (routes, api). One keep-alive agent per
+ * protocol serves both the HTTP route and the programmatic API.
+ */
+export function createProxy(deps: ProxyDeps) {
+  const options = resolveProxyOptions(deps.options);
+  const upstream = createUpstream(options);
+  const prepare = createPrepare({
+    catalog: deps.catalog,
+    integrations: deps.integrations,
+    connections: deps.connections,
+    baseOf: createBaseResolver(),
+    maxPages: options.maxPages,
+  });
+  const exchange = createExchange({ upstream, resolver: deps.resolver, logger: deps.logger, options });
+  return {
+    /** The `/proxy/{provider_path}` router (behind the secret key). */
+    routes: createProxyRoutes({ prepare, exchange, options, logger: deps.logger }),
+    /** Calls a provider from code, e.g. `request({ environment, providerConfigKey, connectionId, path })`. */
+    request: createProxyApi({ prepare, exchange, options }),
+    /** Sockets to providers, in use and idle. */
+    sockets: upstream.sockets,
+    async close() {
+      upstream.close();
+    },
+  };
+}
+
+export type Proxy = ReturnType<typeof createProxy>;

@@ -1,0 +1,92 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ConnectionService } from '../connections/index.js';
+import type { CredentialTarget } from '../credentials/index.js';
+import { fail } from '../errors.js';
+import type { IntegrationService } from '../integrations/index.js';
+import type { Catalog, Paginate } from '../providers/index.js';
+import type { ProxyControl } from './control.js';
+import type { BaseResolver, ProviderBase } from './provider-base.js';
+import { isIdempotent } from './retry.js';
+import { checkProviderPath, checkProviderQuery } from './safe-target.js';
+
+/** What a caller asks: from the HTTP route or the programmatic API. */
+export interface ProxyCallInput {
+  environment: string;
+  control: ProxyControl;
+  method: string;
+  /** Provider path, raw (percent-encoding as sent), starting with "/". */
+  path: string;
+  /** Raw query string without "?", or ''. */
+  query: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A call resolved against the stores and checked: ready to send. */
+export interface PreparedCall {
+  target: CredentialTarget;
+  base: ProviderBase;
+  method: string;
+  path: string;
+  query: string;
+  headers: IncomingHttpHeaders;
+  retries: number;
+  decompress: boolean;
+  paginate: { config: Paginate; maxItems: number; maxPages: number } | undefined;
+  /** A provider 401 is answered by a forced token refresh and one more try. */
+  refreshOn401: boolean;
+  /** The body may have to be sent more than once (so it is buffered when small enough). */
+  mayReplay: boolean;
+}
+
+export interface PrepareDeps {
+  catalog: Catalog;
+  integrations: IntegrationService;
+  connections: ConnectionService;
+  baseOf: BaseResolver;
+  maxPages: number;
+}
+
+const tokenModes = new Set(['OAUTH2', 'OAUTH2_CC', 'APP']);
+
+/**
+ * Resolve step: integration, connection and provider come from the in-process caches (no store
+ * round trip once warm, nothing written), the provider path and query are checked, the base
+ * URL is filled.
+ */
+export function createPrepare(deps: PrepareDeps) {
+  return async function prepare(input: ProxyCallInput): Promise<PreparedCall> {
+    const path = checkProviderPath(input.path);
+    const query = checkProviderQuery(input.query);
+    const { control, environment } = input;
+    const integration = await deps.integrations.require(environment, control.providerConfigKey);
+    const connection = await deps.connections.require(environment, control.providerConfigKey, control.connectionId);
+    const provider = deps.catalog.get(integration.provider)
+      ?? fail('unknown_provider', `Integration "${integration.unique_key}" uses provider "${integration.provider}", which is not in the catalog.`);
+    let paginate: PreparedCall['paginate'];
+    if (control.paginate) {
+      const config = provider.proxy.paginate
+        ?? fail('invalid_request', `Provider "${provider.name}" has no pagination settings (proxy.paginate), so "Paginate: true" cannot be followed.`, { header: 'Paginate' });
+      paginate = {
+        config,
+        maxItems: control.paginate.maxItems ?? Number.POSITIVE_INFINITY,
+        maxPages: Math.min(control.paginate.maxPages ?? deps.maxPages, deps.maxPages),
+      };
+    }
+    const refreshOn401 = tokenModes.has(connection.credentials.type);
+    return {
+      target: { environment, integration, connection, provider },
+      base: deps.baseOf(provider, connection),
+      method: input.method,
+      path,
+      query,
+      headers: input.headers,
+      retries: control.retries,
+      decompress: control.decompress ?? provider.proxy.decompress ?? false,
+      paginate,
+      refreshOn401,
+      mayReplay: paginate !== undefined || refreshOn401 || (control.retries > 0 && isIdempotent(input.method)),
+    };
+  };
+}
+
+export type Prepare = ReturnType<typeof createPrepare>;

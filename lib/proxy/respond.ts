@@ -1,0 +1,94 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Logger } from '../http/logger.js';
+import { responseHeaders } from './headers.js';
+import type { PageEvent, WalkSummary } from './pages.js';
+import { bodyStream, type BufferedResponse } from './read-response.js';
+import type { Cancel } from './upstream.js';
+
+const lengthAndCoding = new Set(['content-length', 'content-encoding']);
+
+/**
+ * Pipes `body` into `res` until `res` closes. Either side failing ends the other: a caller
+ * who leaves destroys the provider's body (and connection); a provider body cut short, or
+ * undecodable, destroys the caller's response. (Plain `pipe` rather than `stream.pipeline`,
+ * which allocates an AbortController and a DOMException per call on this hot path.)
+ */
+function pipeToCaller(body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => body.destroy();
+    cancel.onAbort = stop;
+    body.once('error', () => res.destroy());
+    // The provider's connection closed before the body ended: the caller must not see an end.
+    body.once('close', () => { if (!body.readableEnded) res.destroy(); });
+    res.once('close', () => {
+      if (!res.writableFinished) stop();
+      resolve();
+    });
+    body.pipe(res);
+  });
+}
+
+/**
+ * Streams the provider's response to the caller: its status, its headers (hop-by-hop ones
+ * aside) and its body byte for byte — or decoded, when decompression is on.
+ */
+export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel): Promise<void> {
+  const { stream, decoding } = bodyStream(response, decompress);
+  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined));
+  return pipeToCaller(stream, res, cancel);
+}
+
+/** Sends a provider response that was read whole. */
+export function sendBuffered(res: ServerResponse, response: BufferedResponse): void {
+  res.writeHead(response.status, response.statusMessage || undefined, response.replyHeaders);
+  res.end(response.body);
+}
+
+const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
+  const done = () => {
+    res.off('drain', done);
+    res.off('close', done);
+    resolve();
+  };
+  res.on('drain', done);
+  res.on('close', done);
+});
+
+/**
+ * Streams the items of every page as one JSON array. Before the first byte, a failure is the
+ * caller's to report (thrown); after it, the response is destroyed so the caller sees a cut,
+ * never a well-formed but incomplete array.
+ */
+export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger): Promise<WalkSummary | undefined> {
+  let started = false;
+  try {
+    for (;;) {
+      const next = await pages.next();
+      if (cancel.aborted || res.destroyed) return undefined;
+      if (next.done) {
+        if (!started) res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(started ? ']' : '[]');
+        return next.value;
+      }
+      const event = next.value;
+      if (event.kind === 'failed') {
+        sendBuffered(res, event.response);
+        return undefined;
+      }
+      const chunk = JSON.stringify(event.items).slice(1, -1);
+      if (!started) {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        started = true;
+        if (!res.write(`[${chunk}`)) await drained(res);
+      } else if (!res.write(`,${chunk}`)) {
+        await drained(res);
+      }
+    }
+  } catch (error) {
+    if (!started) throw error;
+    logger.warn('proxy pagination failed mid-response', { error: error instanceof Error ? error.message : String(error) });
+    res.destroy();
+    return undefined;
+  }
+}

@@ -1,0 +1,84 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { fail } from '../errors.js';
+import { defaultBodyLimit } from '../http/body.js';
+import type { Logger } from '../http/logger.js';
+import type { GatewayState } from '../http/state.js';
+import { incomingBody, readAll, type RequestBody } from './body.js';
+import { readControl } from './control.js';
+import type { Exchange } from './exchange.js';
+import type { ResolvedProxyOptions } from './options.js';
+import { walkPages } from './pages.js';
+import type { Prepare } from './prepare.js';
+import { sendPages, sendStream } from './respond.js';
+import type { Cancel } from './upstream.js';
+
+export interface ProxyRouteDeps {
+  prepare: Prepare;
+  exchange: Exchange;
+  options: ResolvedProxyOptions;
+  logger: Logger;
+}
+
+/** Methods the proxy forwards (HEAD with GET). */
+export const forwardedMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+const prefix = '/proxy';
+
+/** The raw provider path and query of `/proxy/{provider_path}?{query}`, exactly as the caller sent them. */
+function providerTarget(url: string): { path: string; query: string } {
+  const mark = url.indexOf('?');
+  const path = mark === -1 ? url : url.slice(0, mark);
+  // The router matched a normalised path; the raw one must say the same (e.g. no "\proxy").
+  if (!path.startsWith(`${prefix}/`)) fail('unsafe_proxy_target', 'Unsafe provider path: it must follow /proxy/ literally.');
+  return { path: path.slice(prefix.length), query: mark === -1 ? '' : url.slice(mark + 1) };
+}
+
+async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
+  if (body.kind === 'bytes') return body.bytes;
+  if (body.kind === 'stream') return readAll(body.stream, defaultBodyLimit);
+  return undefined;
+}
+
+/** `{prefix}/proxy/{provider_path}` for every method (spec 4.4). */
+export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
+  const { prepare, exchange, options, logger } = deps;
+
+  const forward: Middleware<GatewayState> = async (ctx) => {
+    const { req, res } = ctx;
+    const control = readControl(req.headers, options.maxPages);
+    const { path, query } = providerTarget(req.url ?? '');
+    const call = await prepare({ environment: ctx.state.environment.name, control, method: ctx.method, path, query, headers: req.headers });
+    const cancel: Cancel = { aborted: false, onAbort: undefined };
+    // http-proxy leaves the provider request running when the caller goes away; this stops it.
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      cancel.aborted = true;
+      cancel.onAbort?.();
+    });
+    if (call.paginate) {
+      const body = await pageBody(await incomingBody(req, defaultBodyLimit));
+      // Until the first byte goes out, a failure is thrown to the error handler like any other.
+      ctx.respond = false;
+      try {
+        await sendPages(res, walkPages(exchange, options, call, body, cancel), cancel, logger);
+      } catch (error) {
+        ctx.respond = true;
+        throw error;
+      }
+      ctx.status = res.statusCode;
+      return;
+    }
+    const body = await incomingBody(req, call.mayReplay ? options.replayableBodyBytes : 0);
+    const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
+    ctx.respond = false;
+    // No response: the caller went away, there is no one to answer.
+    if (!response) return;
+    ctx.status = response.statusCode ?? 502;
+    await sendStream(res, response, call.decompress, cancel);
+  };
+
+  const router = new Router<GatewayState>();
+  router.register(`${prefix}/{*path}`, forwardedMethods, forward);
+  return router;
+}

@@ -1,0 +1,92 @@
+import { fail } from '../errors.js';
+
+/*
+ * The provider path and query arrive raw (percent-encoding as the caller sent it) and leave
+ * raw: the gateway never re-encodes them. What could make the provider — or any URL parser
+ * on the way — see another host or a path outside the provider's base path is refused here.
+ */
+
+const unsafe = (message: string): never => fail('unsafe_proxy_target', message);
+
+/** A character that may not appear raw in the path: outside visible ASCII, or `\`, `#`, `@`. */
+function rawPathProblem(path: string): string | undefined {
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f) return 'control, space or non-ASCII characters must be percent-encoded';
+    if (c === 0x5c) return 'backslashes are not allowed';
+    if (c === 0x23) return '"#" is not allowed';
+    if (c === 0x40) return 'a raw "@" is not allowed (send %40)';
+  }
+  // `scheme:/` would be an absolute URL, and http-proxy rewrites `http:/` inside paths.
+  if (path.includes(':/')) return '":/" is not allowed';
+  return undefined;
+}
+
+const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** Checks one decoded form of the path for what moves a request: dot segments, `//`, `\`, controls. */
+function decodedPathProblem(path: string): string | undefined {
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return 'control characters are not allowed';
+    if (c === 0x5c) return 'backslashes are not allowed';
+  }
+  const segments = path.split('/');
+  if (scheme.test(segments[1] ?? '')) return 'absolute URLs are not allowed';
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment === '.' || segment === '..') return 'dot segments (".", "..") are not allowed';
+    if (segment === '' && i < segments.length - 1) return 'empty segments ("//") are not allowed';
+  }
+  return undefined;
+}
+
+const encodedByte = /%([0-9A-Fa-f]{2})/g;
+
+/** One lenient decoding round: only well-formed `%XX` sequences, never throws. */
+const decodeOnce = (value: string) =>
+  value.replace(encodedByte, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/**
+ * Returns the path unchanged when it is safe to append to the provider's base URL.
+ * Percent-encoded forms are checked too, up to three decoding rounds (double encoding).
+ */
+export function checkProviderPath(path: string): string {
+  if (!path.startsWith('/')) unsafe('The provider path must start with "/".');
+  const raw = rawPathProblem(path);
+  if (raw) unsafe(`Unsafe provider path: ${raw}.`);
+  const plain = decodedPathProblem(path);
+  if (plain) unsafe(`Unsafe provider path: ${plain}.`);
+  if (!path.includes('%')) return path;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return unsafe('Unsafe provider path: malformed percent-encoding or invalid UTF-8.');
+  }
+  for (let round = 0; round < 3; round++) {
+    const problem = decodedPathProblem(decoded);
+    if (problem) unsafe(`Unsafe provider path (after percent-decoding): ${problem}.`);
+    const next = decodeOnce(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return path;
+}
+
+const encodedControl = /%(?:[01][0-9A-Fa-f]|7[Ff])/;
+
+/**
+ * Returns the query string unchanged when it is safe. Values may hold anything a provider API
+ * takes (URLs, `@`, dots); only what could split or redirect the request line is refused.
+ */
+export function checkProviderQuery(query: string): string {
+  for (let i = 0; i < query.length; i++) {
+    const c = query.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f) unsafe('Unsafe query string: control, space or non-ASCII characters must be percent-encoded.');
+    if (c === 0x5c) unsafe('Unsafe query string: backslashes are not allowed.');
+    if (c === 0x23) unsafe('Unsafe query string: "#" is not allowed.');
+  }
+  if (encodedControl.test(query)) unsafe('Unsafe query string: percent-encoded control characters are not allowed.');
+  return query;
+}

@@ -1,0 +1,115 @@
+import type { ConnectionService } from '../connections/index.js';
+import type { Environment } from '../environments/index.js';
+import type { EventBus } from '../events/index.js';
+import type { Logger, LogLevel } from '../http/logger.js';
+import type { Catalog } from '../providers/index.js';
+import type { Storage } from '../storage/index.js';
+import { createActionApi } from './api/action-api.js';
+import { createSyncApi } from './api/sync-api.js';
+import type { ScriptHost } from './host.js';
+import { parseStoredLevel } from './logs/levels.js';
+import { createLogStore } from './logs/log-store.js';
+import { actionOutputLimitBytes, resolveScriptsOptions, type ScriptsOptions } from './options.js';
+import { createBundleStore } from './registry/bundles.js';
+import { createScriptRegistry, type ScriptEntry, type ScriptRegistry } from './registry/registry.js';
+import { runOnEvent } from './run/event-run.js';
+import { createScriptRoutes } from './routes/index.js';
+import type { RunnerDeps } from './run/deps.js';
+import { createWorkerPool } from './runtime/pool.js';
+import { createJobs } from './jobs.js';
+import { createActionRunStore } from './state/action-runs.js';
+import { createSyncStateStore } from './state/sync-state.js';
+
+export interface ScriptsDeps {
+  storage: Storage;
+  connections: ConnectionService;
+  catalog: Catalog;
+  events: EventBus;
+  logger: Logger;
+  environments: readonly (Environment & { scriptLogLevel?: string })[];
+  host: ScriptHost;
+  baseUrl: string;
+  cacheTtlMs: number;
+  options?: ScriptsOptions | undefined;
+}
+
+/**
+ * The scripts feature: registered and deployed syncs and actions, run on worker threads, on
+ * schedule (one run per slot across processes) or on demand, with stored logs.
+ */
+export async function createScripts(deps: ScriptsDeps) {
+  const { storage, logger } = deps;
+  const options = resolveScriptsOptions(deps.options);
+  const levels = new Map<string, LogLevel>();
+  for (const env of deps.environments) {
+    if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(env.scriptLogLevel, `environment "${env.name}": scriptLogLevel`));
+  }
+  if (!options.engine && !storage.redis && storage.shared) {
+    throw new Error(`scripts: storage "${storage.kind}" is shared but not Redis; pass scripts.engine so each schedule runs once`);
+  }
+
+  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb });
+  let registry: ScriptRegistry;
+  try {
+    registry = await createScriptRegistry({
+      pool,
+      bundles: createBundleStore(storage, options.bundleDir),
+      minimumFrequencyMs: options.minimumFrequencyMs,
+      cacheTtlMs: storage.shared ? deps.cacheTtlMs : 3_600_000,
+    }, { modules: options.modules, dir: options.dir });
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+
+  const runner: RunnerDeps = {
+    pool,
+    registry,
+    states: createSyncStateStore(storage),
+    logs: createLogStore(storage),
+    actionRuns: createActionRunStore(storage),
+    host: deps.host,
+    connections: deps.connections,
+    catalog: deps.catalog,
+    coordinator: storage.coordinator,
+    limits: { syncTimeoutMs: options.syncTimeoutMs, actionTimeoutMs: options.actionTimeoutMs, outputLimitBytes: actionOutputLimitBytes },
+    levelOf: (env) => levels.get(env),
+    logger,
+  };
+  const jobs = createJobs({ runner, options, storage, logger, events: deps.events, environments: deps.environments.map((e) => e.name) });
+  const syncs = createSyncApi({ registry, states: runner.states, engine: jobs.engine, connections: deps.connections, scheduleId: jobs.scheduleId });
+  const actions = createActionApi({ runner, engine: jobs.engine, statusUrl: (id) => `${deps.baseUrl}/action/${encodeURIComponent(id)}` });
+  try {
+    await jobs.start((job) => actions.complete(job));
+  } catch (error) {
+    await pool.close();
+    await jobs.close();
+    throw error;
+  }
+
+  const api = {
+    registry,
+    syncs,
+    actions,
+    logs: runner.logs,
+    /** Re-creates the schedules of an environment's syncs (after a deploy). */
+    reschedule: jobs.reschedule,
+    /** Runs a sync now, in this process, and returns its outcome (tests and embedded callers). */
+    runSyncNow: jobs.runSyncNow,
+    /** Runs an on-event script for a connection now (the authorization flow's post-connection step). */
+    runOnEvent: (entry: ScriptEntry, target: { environment: string; providerConfigKey: string; connectionId: string }) => runOnEvent(runner, entry, target),
+    pool,
+  };
+  return {
+    api,
+    routes: createScriptRoutes(api),
+    async close() {
+      // Workers first: a running script ends at once, then the engine's bookkeeping finishes.
+      await pool.close();
+      await jobs.close();
+    },
+  };
+}
+
+export type Scripts = Awaited<ReturnType<typeof createScripts>>;
+export type ScriptsApi = Scripts['api'];

@@ -1,0 +1,70 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultMinimumFrequencyMs, parseFrequency } from './define/frequency.js';
+import type { ScriptModule } from './registry/registry.js';
+import type { JobEngine } from './schedule/jobs.js';
+
+/** `GatewayOptions.scripts`: every field has a default. */
+export interface ScriptsOptions {
+  /** Compiled script modules (JavaScript ES modules), each enabled for the integrations it names. */
+  modules?: ScriptModule[];
+  /** A directory laid out `<integration>/[syncs|actions|on-events/]<name>.js` (standalone: `SERVICE_SCRIPTS_DIR`). */
+  dir?: string;
+  /** Worker threads running scripts at once. Default: CPUs − 1, at least 2. */
+  workers?: number;
+  /** Heap limit of each worker (MB). Default 256. */
+  heapMb?: number;
+  /** A sync run is stopped after this long. Default 1 hour. */
+  syncTimeoutMs?: number;
+  /** An action (or on-event script) is stopped after this long. Default 5 minutes. */
+  actionTimeoutMs?: number;
+  /** Smallest sync frequency accepted, as a frequency (`every 1 minute`, the default) or in ms. */
+  minimumFrequency?: string | number;
+  /** Where deployed bundles are written for workers to import. Default `<tmp>/portico-scripts-<uid>`. */
+  bundleDir?: string;
+  /** Overrides the job engine (default: BullMQ when the storage is Redis, in-process timers otherwise). */
+  engine?: JobEngine;
+}
+
+export interface ResolvedScriptsOptions {
+  modules: ScriptModule[];
+  dir: string | undefined;
+  workers: number;
+  heapMb: number;
+  syncTimeoutMs: number;
+  actionTimeoutMs: number;
+  minimumFrequencyMs: number;
+  bundleDir: string;
+  engine: JobEngine | undefined;
+}
+
+/** Spec 7 and 8: an action's output may not exceed 2 MB (since 1 Oct 2025). */
+export const actionOutputLimitBytes = 2 * 1024 * 1024;
+
+const positive = (name: string, value: number | undefined, fallback: number): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`scripts.${name} must be a positive number`);
+  return value;
+};
+
+export function resolveScriptsOptions(options: ScriptsOptions = {}): ResolvedScriptsOptions {
+  let minimumFrequencyMs = defaultMinimumFrequencyMs;
+  if (typeof options.minimumFrequency === 'number') minimumFrequencyMs = positive('minimumFrequency', options.minimumFrequency, 0);
+  else if (options.minimumFrequency !== undefined) {
+    const parsed = parseFrequency(options.minimumFrequency, 1_000);
+    if (!parsed.ok) throw new Error(`scripts.minimumFrequency: ${parsed.reason}`);
+    minimumFrequencyMs = parsed.ms;
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return {
+    modules: options.modules ?? [],
+    dir: options.dir,
+    workers: Math.floor(positive('workers', options.workers, Math.max(2, availableParallelism() - 1))),
+    heapMb: positive('heapMb', options.heapMb, 256),
+    syncTimeoutMs: positive('syncTimeoutMs', options.syncTimeoutMs, 3_600_000),
+    actionTimeoutMs: positive('actionTimeoutMs', options.actionTimeoutMs, 300_000),
+    minimumFrequencyMs,
+    bundleDir: options.bundleDir ?? join(tmpdir(), `portico-scripts-${uid}`),
+    engine: options.engine,
+  };
+}

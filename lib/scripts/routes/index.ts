@@ -1,0 +1,15 @@
+import Router from '@koa/router';
+import type { GatewayState } from '../../http/state.js';
+import { createActionRoutes } from './action-routes.js';
+import type { RoutesApi } from './api.js';
+import { createScriptAdminRoutes } from './script-routes.js';
+import { createSyncRoutes } from './sync-routes.js';
+
+export type { RoutesApi } from './api.js';
+export { describeScript } from './script-routes.js';
+export { triggerSyncSchema, syncSelectionSchema, triggerActionSchema, deploySchema } from './schema.js';
+
+/** Every scripts route, behind the secret key. */
+export function createScriptRoutes(api: RoutesApi): Router<GatewayState>[] {
+  return [createSyncRoutes(api), createActionRoutes(api), createScriptAdminRoutes(api)];
+}

@@ -1,0 +1,116 @@
+import type { Storage } from '../storage/index.js';
+import type { WebhookEventType } from './payloads.js';
+import type { DeliverySequence } from './sequence.js';
+
+/** One attempt as the API shows it. */
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when no response arrived. */
+  status: number | null;
+  duration_ms: number;
+  /** Why the attempt failed (timeout, connection refused, HTTP 503, …); null when it succeeded. */
+  error: string | null;
+  /** When the attempt is retried, after how long. */
+  retry_in_ms: number | null;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
+
+/** One event to one URL, with every attempt made. */
+export interface DeliveryRecord {
+  seq: number;
+  delivery_id: string;
+  environment: string;
+  type: WebhookEventType;
+  connection_id: string | null;
+  provider_config_key: string | null;
+  /** Which URL: the environment's primary or secondary, or the connection's own; none when no URL was set. */
+  target: 'primary' | 'secondary' | 'connection' | 'none';
+  url: string | null;
+  state: DeliveryState;
+  /** Why a delivery was skipped or gave up. */
+  reason: string | null;
+  attempts: AttemptRecord[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryFilter {
+  connection_id?: string | undefined;
+  provider_config_key?: string | undefined;
+  type?: WebhookEventType | undefined;
+  state?: DeliveryState | undefined;
+  delivery_id?: string | undefined;
+}
+
+export interface DeliveryPage {
+  records: DeliveryRecord[];
+  /** Continue listing from this sequence number (downwards); null at the end. */
+  next: number | null;
+}
+
+export interface DeliveryLog {
+  putMany(records: readonly DeliveryRecord[]): Promise<void>;
+  get(env: string, seq: number): Promise<DeliveryRecord | undefined>;
+  /** Read-modify-write of one record; each record is only ever changed by the job that owns it. */
+  update(env: string, seq: number, edit: (record: DeliveryRecord) => DeliveryRecord): Promise<void>;
+  /** Newest first, from `before` (inclusive) down; examines at most `scanLimit` records per call. */
+  list(env: string, filter: DeliveryFilter, limit: number, before?: number): Promise<DeliveryPage>;
+}
+
+const batch = 200;
+
+/**
+ * The delivery history, numbered per environment: record `n` lives at key `<env>␟<n>`, so the
+ * newest are read by counting down from the sequence's current value, and the oldest beyond
+ * `retention` are deleted as new ones arrive. No index to rewrite on every delivery.
+ */
+export function createDeliveryLog(storage: Storage, sequence: DeliverySequence, options: { retention: number; scanLimit: number }): DeliveryLog {
+  const kv = storage.keyv<DeliveryRecord>('webhook-deliveries');
+  const key = (env: string, seq: number) => `${env}\u001f${seq}`;
+  const matches = (r: DeliveryRecord, f: DeliveryFilter) =>
+    (!f.connection_id || r.connection_id === f.connection_id) &&
+    (!f.provider_config_key || r.provider_config_key === f.provider_config_key) &&
+    (!f.type || r.type === f.type) && (!f.state || r.state === f.state) &&
+    (!f.delivery_id || r.delivery_id === f.delivery_id);
+
+  return {
+    async putMany(records) {
+      await kv.setMany(records.map((r) => ({ key: key(r.environment, r.seq), value: r })));
+      const expired = records.map((r) => r.seq - options.retention).filter((seq) => seq > 0);
+      const env = records[0]?.environment;
+      if (env !== undefined && expired.length > 0) await kv.deleteMany(expired.map((seq) => key(env, seq)));
+    },
+    async get(env, seq) {
+      return (await kv.get(key(env, seq))) ?? undefined;
+    },
+    async update(env, seq, edit) {
+      const current = await kv.get(key(env, seq));
+      if (current) await kv.set(key(env, seq), edit(current));
+    },
+    async list(env, filter, limit, before) {
+      const top = Math.min(before ?? Infinity, await sequence.current(env));
+      const floor = Math.max(1, top - options.retention + 1);
+      const found: DeliveryRecord[] = [];
+      let seq = top;
+      let scanned = 0;
+      while (seq >= floor && found.length < limit && scanned < options.scanLimit) {
+        const count = Math.min(batch, seq - floor + 1, options.scanLimit - scanned);
+        const seqs = Array.from({ length: count }, (_, i) => seq - i);
+        const values = await kv.getMany(seqs.map((s) => key(env, s)));
+        for (let i = 0; i < seqs.length; i++) {
+          const record = values[i];
+          if (record && matches(record, filter)) found.push(record);
+          if (found.length === limit) {
+            seq = (seqs[i] as number) - 1;
+            return { records: found, next: seq >= floor ? seq : null };
+          }
+        }
+        seq -= count;
+        scanned += count;
+      }
+      return { records: found, next: seq >= floor ? seq : null };
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// The webhooks feature's one door.
+export { createWebhooks, type Webhooks, type WebhooksApi, type WebhookDeps } from './feature.js';
+export type { WebhookOptions } from './options.js';
+export { defaultDeliveryPolicy, decide, backoffDelay, parseRetryAfter, type DeliveryPolicy, type AttemptResult, type Verdict } from './policy.js';
+export { signatureHeaders, hmacHeader, legacySignatureHeader } from './signing.js';
+export type {
+  WebhookEventInput, WebhookPayload, WebhookEventType, WebhookError,
+  AuthEventInput, SyncEventInput, RecordsEventInput, ActionEventInput, ForwardEventInput,
+} from './payloads.js';
+export type { DeliveryRecord, AttemptRecord, DeliveryState } from './deliveries.js';
+export type { SendResult } from './sender.js';
+export type { DeliveryQueue, DeliveryJob, JobHandler, JobOutcome } from './queue/queue.js';
+export { createKeyvQueue } from './queue/keyv-queue.js';
+export { createBullmqQueue } from './queue/bullmq-queue.js';
+export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';

@@ -1,0 +1,96 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ConnectionService } from '../connections/index.js';
+import { fail } from '../errors.js';
+import { readJson } from '../http/body.js';
+import { decodeOffsetCursor, encodeOffsetCursor } from '../http/offset-cursor.js';
+import { param } from '../http/params.js';
+import type { GatewayState } from '../http/state.js';
+import { parseOrFail } from '../http/validate.js';
+import { maskSecret } from '../integrations/index.js';
+import { uniqueKey } from '../integrations/schema.js';
+import type { ConnectionWebhookUrls } from './connection-urls.js';
+import type { DeliveryLog } from './deliveries.js';
+import { connectionWebhookUrlSchema, deliveriesQuery, environmentPatchSchema } from './schema.js';
+import type { WebhookSettings, WebhookSettingsStore } from './settings.js';
+
+export interface WebhookRoutesDeps {
+  settings: WebhookSettingsStore;
+  log: DeliveryLog;
+  connectionUrls: ConnectionWebhookUrls;
+  connections: ConnectionService;
+}
+
+const view = (env: string, s: WebhookSettings, revealKey = false) => ({
+  name: env,
+  webhook_url: s.webhook_url,
+  webhook_secondary_url: s.webhook_secondary_url,
+  webhook_signing_key: revealKey ? s.signing_key : maskSecret(s.signing_key),
+  webhook_signing_key_source: s.signing_key_source,
+  webhook_signing_key_created_at: s.signing_key_created_at,
+});
+
+function providerConfigKeyOf(ctx: Context): string {
+  const value = (typeof ctx.query.provider_config_key === 'string' ? ctx.query.provider_config_key : '') || ctx.get('provider-config-key');
+  if (!value) fail('missing_provider_config_key', 'Name the integration: ?provider_config_key=… or the Provider-Config-Key header.');
+  return parseOrFail(uniqueKey, value, 'invalid_request');
+}
+
+/** The environment's webhook settings, the delivery history, and a connection's own webhook URL. */
+export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.get('/environment', async (ctx) => {
+    const env = ctx.state.environment.name;
+    ctx.body = { data: view(env, await deps.settings.get(env)) };
+  });
+
+  router.patch('/environment', async (ctx) => {
+    const env = ctx.state.environment.name;
+    const patch = parseOrFail(environmentPatchSchema, await readJson(ctx));
+    ctx.body = { data: view(env, await deps.settings.update(env, patch)) };
+  });
+
+  // The only answer that shows the whole key: store it now.
+  router.post('/environment/webhook-signing-key', async (ctx) => {
+    const env = ctx.state.environment.name;
+    ctx.body = { data: view(env, await deps.settings.rotateSigningKey(env), true) };
+  });
+
+  router.get('/webhooks/deliveries', async (ctx) => {
+    const env = ctx.state.environment.name;
+    const query = parseOrFail(deliveriesQuery, ctx.query, 'invalid_request');
+    const before = query.cursor === undefined ? undefined : decodeOffsetCursor(query.cursor, 'webhook-deliveries');
+    const page = await deps.log.list(env, query, query.limit, before);
+    ctx.body = {
+      data: page.records.map(({ environment: _env, seq: _seq, ...record }) => record),
+      next_cursor: page.next === null ? null : encodeOffsetCursor(page.next, 'webhook-deliveries'),
+    };
+  });
+
+  const connectionOf = async (ctx: Context & { params: Record<string, string | undefined>; state: GatewayState }) => {
+    const env = ctx.state.environment.name;
+    const connection = await deps.connections.require(env, providerConfigKeyOf(ctx), param(ctx, 'connectionId'));
+    return { env, pck: connection.provider_config_key, cid: connection.connection_id };
+  };
+
+  router.get('/connections/:connectionId/webhook-url', async (ctx) => {
+    const { env, pck, cid } = await connectionOf(ctx);
+    ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: (await deps.connectionUrls.get(env, pck, cid)) ?? null } };
+  });
+
+  router.put('/connections/:connectionId/webhook-url', async (ctx) => {
+    const { env, pck, cid } = await connectionOf(ctx);
+    const body = parseOrFail(connectionWebhookUrlSchema, await readJson(ctx));
+    await deps.connectionUrls.set(env, pck, cid, body.webhook_url);
+    ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: body.webhook_url } };
+  });
+
+  router.delete('/connections/:connectionId/webhook-url', async (ctx) => {
+    const { env, pck, cid } = await connectionOf(ctx);
+    await deps.connectionUrls.delete(env, pck, cid);
+    ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: null } };
+  });
+
+  return router;
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { connectionId } from '../connections/schema.js';
+import { uniqueKey } from '../integrations/schema.js';
+import { webhookEventTypes } from './payloads.js';
+
+const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const environmentPatchSchema = z.object({
+  /** null clears the URL: no webhooks are sent, even if one is configured. */
+  webhook_url: webhookUrl.nullable().optional(),
+  webhook_secondary_url: webhookUrl.nullable().optional(),
+}).strict().refine((v) => v.webhook_url !== undefined || v.webhook_secondary_url !== undefined, 'give webhook_url and/or webhook_secondary_url');
+
+export const connectionWebhookUrlSchema = z.object({
+  webhook_url: webhookUrl,
+}).strict();
+
+export const deliveriesQuery = z.object({
+  connection_id: connectionId.optional(),
+  provider_config_key: uniqueKey.optional(),
+  type: z.enum(webhookEventTypes).optional(),
+  state: z.enum(['pending', 'delivered', 'failed', 'skipped']).optional(),
+  delivery_id: z.uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().optional(),
+}).strict();

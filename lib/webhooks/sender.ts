@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { IntegrationService } from '../integrations/index.js';
+import type { ConnectionWebhookUrls } from './connection-urls.js';
+import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
+import type { WebhookEventInput, WebhookPayload } from './payloads.js';
+import type { DeliveryJob, DeliveryQueue } from './queue/queue.js';
+import type { DeliverySequence } from './sequence.js';
+import type { WebhookSettingsStore } from './settings.js';
+
+export interface SendResult {
+  delivery_id: string;
+  /** How many URLs the event was queued for (0: no webhook URL is set; the event is recorded as skipped). */
+  queued: number;
+}
+
+export interface WebhookSender {
+  /**
+   * Accepts an event for delivery to the environment's webhook URL(s), or to the connection's own
+   * URL when it has one. Resolves once the event is in the durable outbox.
+   */
+  send(env: string, event: WebhookEventInput): Promise<SendResult>;
+}
+
+export interface SenderDeps {
+  settings: WebhookSettingsStore;
+  connectionUrls: ConnectionWebhookUrls;
+  sequence: DeliverySequence;
+  log: DeliveryLog;
+  queue: DeliveryQueue;
+  integrations: IntegrationService;
+  isEnvironment(env: string): boolean;
+}
+
+type Target = { target: DeliveryRecord['target']; url: string | null };
+
+export function createWebhookSender(deps: SenderDeps): WebhookSender {
+  const targetsOf = async (env: string, event: WebhookEventInput): Promise<Target[]> => {
+    const own = event.connection_id === null ? undefined
+      : await deps.connectionUrls.get(env, event.provider_config_key, event.connection_id);
+    if (own) return [{ target: 'connection', url: own }];
+    const settings = await deps.settings.get(env);
+    const urls: Target[] = [];
+    if (settings.webhook_url) urls.push({ target: 'primary', url: settings.webhook_url });
+    if (settings.webhook_secondary_url) urls.push({ target: 'secondary', url: settings.webhook_secondary_url });
+    return urls.length > 0 ? urls : [{ target: 'none', url: null }];
+  };
+
+  return {
+    async send(env, event) {
+      if (!deps.isEnvironment(env)) throw new Error(`no environment named "${env}"`);
+      const provider = event.provider ?? (await deps.integrations.get(env, event.provider_config_key))?.provider ?? null;
+      const { provider: _ignored, ...rest } = event;
+      const payload = { ...rest, provider, delivery_id: randomUUID(), created_at: new Date().toISOString(), environment: env } as WebhookPayload;
+      const body = JSON.stringify(payload);
+      const targets = await targetsOf(env, event);
+      const first = await deps.sequence.next(env, targets.length);
+      const records: DeliveryRecord[] = targets.map(({ target, url }, i) => ({
+        seq: first + i,
+        delivery_id: payload.delivery_id,
+        environment: env,
+        type: event.type,
+        connection_id: event.connection_id,
+        provider_config_key: event.provider_config_key,
+        target,
+        url,
+        state: url ? 'pending' : 'skipped',
+        reason: url ? null : 'no_webhook_url',
+        attempts: [],
+        created_at: payload.created_at,
+        updated_at: payload.created_at,
+      }));
+      // The record first: the worker may pick the job up at once and update it.
+      await deps.log.putMany(records);
+      const jobs: DeliveryJob[] = records.filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null).map((r) => ({
+        id: `${env}.${r.seq}`,
+        environment: env,
+        seq: r.seq,
+        delivery_id: r.delivery_id,
+        type: r.type,
+        connection_id: r.connection_id,
+        provider_config_key: r.provider_config_key,
+        target: r.target,
+        url: r.url,
+        body,
+        created_at: r.created_at,
+      }));
+      if (jobs.length > 0) await deps.queue.enqueue(jobs);
+      return { delivery_id: payload.delivery_id, queued: jobs.length };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { Storage } from '../storage/index.js';
+
+/** Numbers each environment's deliveries 1, 2, 3, … so they can be listed newest first without an index. */
+export interface DeliverySequence {
+  /** Reserves `count` numbers; returns the first. */
+  next(env: string, count: number): Promise<number>;
+  /** The highest number handed out so far (0 when none). */
+  current(env: string): Promise<number>;
+}
+
+/**
+ * On shared storage the coordinator's counter is the sequence (on Redis, INCRBY: atomic across
+ * processes and kept by Redis). On a single process's storage the coordinator's counters live in
+ * memory, so the sequence is kept in the store itself, its writes serialized in this process.
+ */
+export function createDeliverySequence(storage: Storage): DeliverySequence {
+  const counterKey = (env: string) => `webhook-seq:${env}`;
+  if (storage.shared) {
+    return {
+      async next(env, count) {
+        return (await storage.coordinator.increment(counterKey(env), count)) - count + 1;
+      },
+      current: (env) => storage.coordinator.increment(counterKey(env), 0),
+    };
+  }
+  const kv = storage.keyv<number>('webhook-sequence');
+  const loaded = new Map<string, number>();
+  let chain: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(fn, fn);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  const read = async (env: string) => loaded.get(env) ?? (await kv.get(env)) ?? 0;
+  return {
+    next: (env, count) => serialized(async () => {
+      const last = await read(env);
+      await kv.set(env, last + count);
+      loaded.set(env, last + count);
+      return last + 1;
+    }),
+    current: (env) => serialized(() => read(env)),
+  };
+}

@@ -1,0 +1,55 @@
+import type { Logger } from '../http/logger.js';
+import type { WebhookPoster } from './attempt.js';
+import type { AttemptRecord, DeliveryLog } from './deliveries.js';
+import { decide, type AttemptResult, type DeliveryPolicy } from './policy.js';
+import type { JobHandler } from './queue/queue.js';
+import type { WebhookSettingsStore } from './settings.js';
+import { signatureHeaders } from './signing.js';
+
+const describe = (result: AttemptResult): string | null => {
+  switch (result.kind) {
+    case 'timeout': return 'timeout';
+    case 'network': return result.message;
+    case 'response': return result.status >= 200 && result.status < 300 ? null : `HTTP ${result.status}`;
+  }
+};
+
+/**
+ * The queue's handler: signs the body with the environment's current key (so a rotation applies to
+ * retries too), makes one attempt, records it, and says whether to retry.
+ */
+export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler {
+  const { policy, log, logger } = deps;
+  return async (job, attempt, signal) => {
+    const { signing_key } = await deps.settings.get(job.environment);
+    const body = Buffer.from(job.body, 'utf8');
+    const at = new Date().toISOString();
+    let attempted;
+    try {
+      attempted = await deps.poster.post(job.url, body, signatureHeaders(body, signing_key), signal);
+    } catch (error) {
+      if (signal.aborted) return { kind: 'abandoned' };
+      throw error;
+    }
+    const verdict = decide(policy, attempt, attempted.result);
+    const record: AttemptRecord = {
+      attempt,
+      at,
+      status: attempted.result.kind === 'response' ? attempted.result.status : null,
+      duration_ms: attempted.durationMs,
+      error: describe(attempted.result),
+      retry_in_ms: verdict.kind === 'retry' ? verdict.delayMs : null,
+    };
+    await log.update(job.environment, job.seq, (r) => ({
+      ...r,
+      state: verdict.kind === 'delivered' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'pending',
+      reason: verdict.kind === 'failed' ? verdict.reason : null,
+      attempts: [...r.attempts.filter((a) => a.attempt !== attempt), record],
+      updated_at: new Date().toISOString(),
+    }));
+    if (verdict.kind !== 'delivered') {
+      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt, error: record.error, retry_in_ms: record.retry_in_ms });
+    }
+    return verdict.kind === 'retry' ? { kind: 'retry', delayMs: verdict.delayMs } : { kind: 'done' };
+  };
+}

@@ -1,0 +1,62 @@
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { createWorkerPool } from '../../lib/scripts/runtime/pool.js';
+import type { RunContext } from '../../lib/scripts/runtime/protocol.js';
+import { listen } from '../helpers/http.js';
+import { writeScript } from './fixtures.js';
+
+const context: RunContext = { runId: 'r1', environment: 'dev', providerConfigKey: 'p', connectionId: 'c', provider: 'x', baseUrl: 'http://127.0.0.1:1', paginate: null };
+const quiet = { onCall: async () => null, onLog: () => {} };
+
+t.test('an action runs in a worker: input validated, output returned as JSON', async (t) => {
+  const dir = t.testdir({});
+  const file = pathToFileURL(writeScript(dir, 'double.mjs', `export default createAction({
+    input: z.object({ n: z.number() }), output: z.object({ doubled: z.number() }),
+    exec: async (service, input) => { await service.log('doubling', { level: 'warn' }); return { doubled: input.n * 2 }; },
+  });`)).href;
+  const pool = createWorkerPool({ size: 1, heapMb: 64 });
+  t.teardown(() => pool.close());
+  const logs: string[] = [];
+  const ok = await pool.run(file, { type: 'action', context, input: { n: 21 }, outputLimitBytes: 1000 }, { onCall: async () => null, onLog: (l, m) => logs.push(`${l}:${m}`) }, 10_000);
+  t.same(ok, { ok: true, value: { json: '{"doubled":42}', bytes: 14 } });
+  t.same(logs, ['warn:doubling']);
+  const bad = await pool.run(file, { type: 'action', context, input: { n: 'x' }, outputLimitBytes: 1000 }, quiet, 10_000);
+  t.match(bad, { ok: false, reason: 'script_error', error: { code: 'invalid_input', field: 'input.n' } });
+  const manifest = await pool.run(file, { type: 'inspect' }, quiet, 10_000);
+  t.match(manifest, { ok: true, value: { type: 'action', input: { type: 'object', properties: { n: { type: 'number' } } } } });
+  t.equal(pool.stats().workers, 1, 'the warm worker was reused');
+});
+
+t.test('a spinning script is stopped at its time limit while the main thread keeps serving', async (t) => {
+  const dir = t.testdir({});
+  const file = pathToFileURL(writeScript(dir, 'spin.mjs', `export default createAction({
+    input: z.object({}), output: z.object({}),
+    exec: async () => { for (;;) {} },
+  });`)).href;
+  const pool = createWorkerPool({ size: 2, heapMb: 64 });
+  t.teardown(() => pool.close());
+  const server = await listen((_req, res) => res.end('pong'));
+  t.teardown(() => server.close());
+  let settled = false;
+  const run = pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 4_000).finally(() => { settled = true; });
+  let answered = 0;
+  for (let i = 0; i < 30; i++) {
+    if ((await (await fetch(server.url)).text()) === 'pong') answered++;
+  }
+  t.equal(answered, 30);
+  t.notOk(settled, 'all 30 requests were answered while the script was still spinning');
+  t.match(await run, { ok: false, reason: 'timeout' });
+  const next = await pool.run(file, { type: 'inspect' }, quiet, 10_000);
+  t.match(next, { ok: true }, 'a fresh worker replaces the stopped one');
+});
+
+t.test('a script exhausting its heap is stopped and reported', async (t) => {
+  const dir = t.testdir({});
+  const file = pathToFileURL(writeScript(dir, 'hog.mjs', `export default createAction({
+    input: z.object({}), output: z.object({}),
+    exec: async () => { const hoard = []; for (;;) hoard.push({ text: 'x'.repeat(64) + hoard.length }); },
+  });`)).href;
+  const pool = createWorkerPool({ size: 1, heapMb: 32 });
+  t.teardown(() => pool.close());
+  t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 60_000), { ok: false, reason: 'memory' });
+});

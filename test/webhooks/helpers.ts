@@ -1,0 +1,62 @@
+import type { ServerResponse } from 'node:http';
+import { createClient } from '@keyv/redis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fakeProvider, type Received } from '../helpers/http.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { redisUrl } from '../helpers/redis.js';
+
+/** A customer's webhook receiver on 127.0.0.1:0: records every request with its arrival time. */
+export async function receiver(respond: (req: Received, res: ServerResponse, index: number) => void | Promise<void> = (_req, res) => { res.end('ok'); }) {
+  const arrivals: number[] = [];
+  let count = 0;
+  const server = await fakeProvider(async (req, res) => {
+    arrivals.push(Date.now());
+    await respond(req, res, count++);
+  });
+  return {
+    ...server,
+    arrivals,
+    /** The JSON bodies received. */
+    payloads: () => server.received.map((r) => JSON.parse(r.body.toString('utf8')) as Record<string, any>),
+  };
+}
+
+/** Polls until `check` returns a value (not undefined/false) or `ms` pass; the deadline only stops a hang. */
+export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** An API_KEY integration `stripe` to hang connections on. */
+export async function withStripe(gw: TestGateway) {
+  const res = await gw.call('POST', '/integrations', { body: { unique_key: 'stripe', provider: 'stripe' } });
+  if (res.status !== 201) throw new Error(`integration: ${res.status} ${res.text}`);
+}
+
+export async function importConnection(gw: TestGateway, id: string, pck = 'stripe', credentials: unknown = { type: 'API_KEY', apiKey: 'sk_live_secret' }) {
+  const res = await gw.call('POST', '/connections', { body: { provider_config_key: pck, connection_id: id, credentials } });
+  if (res.status >= 300) throw new Error(`import: ${res.status} ${res.text}`);
+  return res;
+}
+
+/** Fast retries for tests; the spec's defaults are asserted in policy.test.ts. */
+export const fastPolicy = { timeoutMs: 500, backoffMs: 50, backoffFactor: 2, jitter: 0 };
+
+/** Deletes every Redis key under `prefix` (what a test run wrote). */
+export async function removeRedisKeys(prefix: string) {
+  const client = createClient({ url: redisUrl });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.unlink(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}

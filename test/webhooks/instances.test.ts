@@ -1,0 +1,51 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { createRedisStorage } from '../../adapters/storage/index.js';
+import { devKey, prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { redisUrl, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { fastPolicy, importConnection, receiver, removeRedisKeys, waitFor, withStripe } from './helpers.js';
+
+t.test('three gateway instances on one Redis: every event is delivered by exactly one of them', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('webhook-instances');
+  const hook = await receiver();
+  t.teardown(async () => {
+    await hook.close();
+    await removeRedisKeys(prefix);
+  });
+  const instances: TestGateway[] = [];
+  for (let i = 0; i < 3; i++) {
+    // Each instance has its own Redis connections, as separate processes would.
+    const storage = createRedisStorage({ url: redisUrl, prefix });
+    const gw = await startGateway(t, {
+      storage,
+      environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url, webhookSigningKey: 'whsk_shared_key_0123456789abcdef' }, { name: 'prod', secretKey: prodKey }],
+      webhooks: { ...fastPolicy, concurrency: 5 },
+    });
+    t.teardown(() => storage.close());
+    instances.push(gw);
+  }
+  t.equal(instances[0]?.gateway.webhooks.queueKind, 'bullmq', 'Redis storage puts the queue on BullMQ');
+  await withStripe(instances[0] as TestGateway);
+
+  // 30 auth events (connection imports) and 30 sync events, accepted by all three instances in turn.
+  const expected = 60;
+  for (let i = 0; i < 30; i++) {
+    const gw = instances[i % 3] as TestGateway;
+    await importConnection(gw, `c${i}`);
+    await gw.gateway.webhooks.send('dev', {
+      type: 'sync', connection_id: `c${i}`, provider_config_key: 'stripe', sync_name: 'invoices', model: 'Invoice',
+      success: true, results: { added: i, updated: 0, deleted: 0 }, started_at: new Date().toISOString(), finished_at: new Date().toISOString(),
+    });
+  }
+  await waitFor(() => hook.received.length >= expected, 20_000, `${expected} deliveries`);
+  await sleep(500); // room for a duplicate to show up, were there one
+  const ids = hook.payloads().map((p) => p.delivery_id as string);
+  t.equal(ids.length, expected, 'no extra requests');
+  t.equal(new Set(ids).size, expected, 'each delivery id once');
+  t.same(hook.payloads().filter((p) => p.type === 'sync').map((p) => p.results.added).sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i));
+
+  const records = (await (instances[2] as TestGateway).call('GET', '/webhooks/deliveries?limit=500')).json.data;
+  t.equal(records.length, expected, 'every instance sees the one shared history');
+  t.ok(records.every((r: { state: string; attempts: unknown[] }) => r.state === 'delivered' && r.attempts.length === 1), 'one attempt each');
+});
