@@ -8,4 +8,12 @@ export { createCatalog, providerSchema, type Provider } from './providers/index.
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
 export type { Integration, IntegrationCredentials } from './integrations/index.js';
 export type { GatewayEvent } from './events/index.js';
+export type { PostConnectionHook, PostConnectionContext, ConnectResult } from './oauth/index.js';
+export type { CreateSessionInput } from './connect/index.js';
+export type { DeleteResult, ListOptions, ListResult, PruneResult, PublicRecord, RecordFilter, RecordStore, RecordsPage, SaveResult, StreamRef, StreamStats } from './records/index.js';
 export type { WebhookOptions, WebhookEventInput, WebhookPayload, WebhookEventType, DeliveryRecord, SendResult } from './webhooks/index.js';
+export {
+  createSync, createAction, createOnEvent, ActionError, ScriptRequestError, RecordValidationError,
+  type SyncScript, type ActionScript, type OnEventScript, type ScriptService, type SyncService, type ActionService,
+  type ProxyConfig, type PaginateConfig, type ScriptConnection, type ScriptsOptions, type ScriptModule, type JobEngine,
+} from './scripts/index.js';

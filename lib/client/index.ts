@@ -5,6 +5,8 @@ import { paginate, type PaginateConfig, type PaginationConfig, type PaginationSo
 import { createProvidersApi } from './providers.js';
 import { createProxyApi } from './proxy.js';
 import { createRecordsApi } from './records.js';
+import { createScriptsApi } from './scripts.js';
+export type { ActionCall, ActionResult, LogsQuery, PollOptions, ScriptLog, ScriptLogLevel, SyncRunInfo, SyncSelection, SyncStatus } from './scripts.js';
 
 export { PorticoError } from './errors.js';
 export { verifyWebhookSignature, type WebhookHeaders } from './webhooks.js';
@@ -51,6 +53,7 @@ export function createPorticoClient(options: PorticoClientOptions) {
     paginate: <T = unknown>(config: PaginateConfig) => paginate<T>(proxyApi.proxy, source, config),
     ...createConnectionsApi(http),
     ...createRecordsApi(http),
+    ...createScriptsApi(http),
     ...providers,
     ...integrations,
   };

@@ -17,7 +17,7 @@ export type Claim<T> =
     value: T;
     /** Gives the token back (a failed attempt the user may retry, e.g. a mistyped API key). */
     release(): Promise<void>;
-    /** Spends the token for good. */
+    /** Keeps the token spent (the default: a claimed token is spent unless released). */
     finish(): Promise<void>;
   }
   | { ok: false; reason: 'unknown' | 'expired' | 'used'; value?: T };
@@ -39,15 +39,20 @@ export interface OneTimeStoreOptions {
   graceMs: number;
 }
 
+const lockTtlMs = 10_000;
+
 /**
  * Unguessable single-use tokens with expiry, stored under their SHA-256 so a storage dump
- * holds no usable token. Keyv has no atomic operations: the single-use guarantee is a
- * coordinator lock that is taken once and never released unless the attempt is handed back.
+ * holds no usable token. Keyv has no atomic operations: a claim marks the token used under
+ * a coordinator lock (in-process, or Redis for several gateway processes).
  */
 export function createOneTimeStore<T>(storage: Storage, options: OneTimeStoreOptions): OneTimeStore<T> {
   const entries = storage.keyv<Entry<T>>(options.name);
   const keyOf = (token: string) => createHash('sha256').update(token).digest('base64url');
   const read = async (key: string) => (await entries.get(key)) ?? undefined;
+  // Re-writes keep the original expiry plus the grace period.
+  const write = (key: string, entry: Entry<T>) =>
+    entries.set(key, entry, Math.max(1, entry.expires_at + options.graceMs - Date.now())).then(() => undefined);
 
   return {
     async issue(value) {
@@ -62,24 +67,30 @@ export function createOneTimeStore<T>(storage: Storage, options: OneTimeStoreOpt
     },
     async claim(token) {
       const key = keyOf(token);
-      const entry = await read(key);
-      if (!entry) return { ok: false, reason: 'unknown' };
-      if (entry.used) return { ok: false, reason: 'used', value: entry.value };
-      const left = entry.expires_at - Date.now();
-      if (left <= 0) return { ok: false, reason: 'expired', value: entry.value };
-      const lease = await storage.coordinator.tryLock(`${options.name}:${key}`, left + options.graceMs);
-      if (!lease) return { ok: false, reason: 'used', value: entry.value };
-      // Someone may have spent it between our read and our lock.
-      const current = await read(key);
-      if (!current || current.used) return { ok: false, reason: 'used', value: entry.value };
+      // A short lock around read-check-write: two claims never both see the token unused,
+      // whichever process they run in.
+      const lease = await storage.coordinator.tryLock(`${options.name}:${key}`, lockTtlMs);
+      if (!lease) {
+        const entry = await read(key);
+        return entry ? { ok: false, reason: 'used', value: entry.value } : { ok: false, reason: 'unknown' };
+      }
+      let entry: Entry<T> | undefined;
+      try {
+        entry = await read(key);
+        if (!entry) return { ok: false, reason: 'unknown' };
+        if (entry.used) return { ok: false, reason: 'used', value: entry.value };
+        if (entry.expires_at <= Date.now()) return { ok: false, reason: 'expired', value: entry.value };
+        await write(key, { ...entry, used: true });
+      } finally {
+        await lease.release();
+      }
+      const claimed = entry;
       return {
         ok: true,
-        value: current.value,
-        release: () => lease.release(),
-        finish: async () => {
-          const remaining = Math.max(1, current.expires_at - Date.now() + options.graceMs);
-          await entries.set(key, { ...current, used: true }, remaining);
-        },
+        value: claimed.value,
+        release: () => write(key, { ...claimed, used: false }),
+        // Spent at claim time already; nothing more to record.
+        finish: async () => {},
       };
     },
   };

@@ -25,7 +25,10 @@ export const createSessionSchema = z.object({
   /** Integrations (unique keys) the end user may connect; all of the environment's when absent. */
   allowed_integrations: z.array(uniqueKey).min(1).max(100).optional(),
   /** Per integration: connection config the customer fixes (e.g. a Microsoft tenant). */
-  integrations_config_defaults: z.record(uniqueKey, z.object({ connection_config: connectionConfigSchema }).strict()).optional(),
+  integrations_config_defaults: z.record(uniqueKey, z.object({
+    // The values fill provider URLs: unreserved URL characters only, so they cannot add a path, query or port.
+    connection_config: connectionConfigSchema.pipe(z.record(z.string(), z.string().regex(/^[A-Za-z0-9._~-]{1,255}$/, 'may hold only letters, digits, ".", "_", "~" and "-"'))),
+  }).strict()).optional(),
   /** The origin of the page that opens the connect link; results are posted to it only. */
   origin: originSchema.optional(),
   /** Re-authorize this existing connection instead of creating a new one (one integration only). */

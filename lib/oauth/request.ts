@@ -61,10 +61,10 @@ export async function claimFlow(deps: OAuthDeps, state: string | undefined, scop
   }
   if (!kinds.includes(claim.value.kind)) {
     await claim.finish();
-    throw new GatewayError('wrong_redirect', `This ${claim.value.kind.replace('_', ' ')} attempt returned to the wrong address (${ctxPathHint(kinds)}). Check the callback and setup URLs registered at the provider.`);
+    throw new GatewayError('wrong_redirect', `This ${claim.value.kind.replace('_', ' ')} attempt returned to the wrong address (${endpointName(kinds)}). Check the callback and setup URLs registered at the provider.`);
   }
   return claim;
 }
 
-const ctxPathHint = (kinds: readonly Flow['kind'][]) =>
+const endpointName = (kinds: readonly Flow['kind'][]) =>
   kinds.includes('form') ? 'the connect form' : kinds.length === 1 && kinds[0] === 'app_install' ? 'the app setup URL' : 'the OAuth callback URL';

@@ -74,8 +74,11 @@ export const credentialPlacementSchema = z.object({
 
 export const proxySchema = z.object({
   base_url: templatedUrl,
+  /** Static headers on every proxied call; values may hold `${connection_config.NAME}` (filled with the same safe-value rules as base_url). */
   headers: z.record(z.string(), z.string()).optional(),
+  /** Static query parameters on every proxied call; values may hold `${connection_config.NAME}`. */
   query: z.record(z.string(), z.string()).optional(),
+  /** Decode gzip/deflate/br provider bodies for the caller (a request can override with `Decompress`). */
   decompress: z.boolean().optional(),
   paginate: paginateSchema.optional(),
   /** API_KEY/BASIC: where the credential goes. Default: `Authorization: Bearer ${apiKey}` / basic auth. */
@@ -138,7 +141,8 @@ export const providerSchema = z.object({
       }
     }
   }
-  const placeholders = [p.proxy.base_url, p.authorization_url ?? '', p.token_url ?? '', p.admin_consent_url ?? '', ...Object.values(p.token_params ?? {})]
+  const placeholders = [p.proxy.base_url, p.authorization_url ?? '', p.token_url ?? '', p.admin_consent_url ?? '', ...Object.values(p.token_params ?? {}),
+    ...Object.values(p.proxy.headers ?? {}), ...Object.values(p.proxy.query ?? {})]
     .flatMap((s) => [...s.matchAll(/\$\{connection_config\.([a-zA-Z0-9_]+)\}/g)].map((m) => m[1]));
   for (const name of placeholders) {
     if (!p.connection_configuration?.includes(name as string)) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
-import { fail } from '../errors.js';
+import { GatewayError } from '../errors.js';
 
 /**
  * A proxied request's body. Only `bytes` can be sent more than once (retries, a refresh after
@@ -53,20 +53,33 @@ export function frameBody(headers: OutgoingHttpHeaders, body: RequestBody, metho
   }
 }
 
-/** Reads a stream whole, refusing more than `limit` bytes. */
-export async function readAll(stream: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) {
-      stream.destroy();
-      fail('payload_too_large', `The request body is larger than ${limit} bytes.`);
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks, size);
+/**
+ * Reads a stream whole, refusing more than `limit` bytes; past the limit the rest is drained
+ * (not destroyed), so a 413 can still reach the caller.
+ */
+export function readAll(stream: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    stream.on('data', (chunk: Buffer | string) => {
+      if (failed) return;
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > limit) {
+        failed = true;
+        reject(new GatewayError('payload_too_large', `The request body is larger than ${limit} bytes.`));
+        return;
+      }
+      chunks.push(buffer);
+    });
+    stream.once('end', () => { if (!failed) resolve(Buffer.concat(chunks, size)); });
+    stream.once('error', (error) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+    });
+  });
 }
 
 /**

@@ -78,9 +78,16 @@ export function requestFromUrl(link: string, page: URL, scope: PageScope, body: 
   return { path: url.pathname.slice(scope.basePath.length) || '/', query: url.search.slice(1), body };
 }
 
+/**
+ * The items of a page: at `response_path`; without one, the page itself when it is an array,
+ * else its only array-valued top-level field (Harvest's `users`, `time_entries`, … per endpoint).
+ */
 function itemsOf(json: unknown, path: string | undefined): unknown[] | undefined {
   const items = valueAt(json, path);
-  return Array.isArray(items) ? items : undefined;
+  if (Array.isArray(items)) return items;
+  if (path || items === null || typeof items !== 'object') return undefined;
+  const arrays = Object.values(items).filter(Array.isArray);
+  return arrays.length === 1 ? arrays[0] : undefined;
 }
 
 function withBodyCursor(body: Buffer | undefined, name: string, cursor: string): Buffer | undefined {
@@ -102,7 +109,7 @@ function withBodyCursor(body: Buffer | undefined, name: string, cursor: string):
  */
 export function nextPage(config: Paginate, request: PageRequest, page: FetchedPage, scope: PageScope): PageStep {
   const items = itemsOf(page.json, config.response_path);
-  if (!items) return { ok: false, reason: config.response_path ? `the page has no array at "${config.response_path}"` : 'the page is not a JSON array' };
+  if (!items) return { ok: false, reason: config.response_path ? `the page has no array at "${config.response_path}"` : 'the page is neither a JSON array nor an object with exactly one array field' };
   switch (config.type) {
     case 'cursor': {
       const raw = valueAt(page.json, config.cursor_path_in_response);

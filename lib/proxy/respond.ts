@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../http/logger.js';
+import { dropConnection } from './drop-connection.js';
 import { responseHeaders } from './headers.js';
 import type { PageEvent, WalkSummary } from './pages.js';
 import { bodyStream, type BufferedResponse } from './read-response.js';
@@ -14,9 +15,12 @@ const lengthAndCoding = new Set(['content-length', 'content-encoding']);
  * undecodable, destroys the caller's response. (Plain `pipe` rather than `stream.pipeline`,
  * which allocates an AbortController and a DOMException per call on this hot path.)
  */
-function pipeToCaller(body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
+function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => body.destroy();
+    const stop = () => {
+      dropConnection(response.socket);
+      body.destroy();
+    };
     cancel.onAbort = stop;
     body.once('error', () => res.destroy());
     // The provider's connection closed before the body ended: the caller must not see an end.
@@ -36,7 +40,7 @@ function pipeToCaller(body: Readable, res: ServerResponse, cancel: Cancel): Prom
 export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel): Promise<void> {
   const { stream, decoding } = bodyStream(response, decompress);
   res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined));
-  return pipeToCaller(stream, res, cancel);
+  return pipeToCaller(response, stream, res, cancel);
 }
 
 /** Sends a provider response that was read whole. */

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { fail } from '../errors.js';
+import { fail, GatewayError } from '../errors.js';
 import { defaultBodyLimit } from '../http/body.js';
 import type { Logger } from '../http/logger.js';
 import type { GatewayState } from '../http/state.js';
@@ -9,7 +9,7 @@ import { readControl } from './control.js';
 import type { Exchange } from './exchange.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { walkPages } from './pages.js';
-import type { Prepare } from './prepare.js';
+import type { Prepare, PreparedCall } from './prepare.js';
 import { sendPages, sendStream } from './respond.js';
 import type { Cancel } from './upstream.js';
 
@@ -44,6 +44,31 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
 export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
   const { prepare, exchange, options, logger } = deps;
 
+  type Ctx = Parameters<Middleware<GatewayState>>[0];
+
+  const streamed = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
+    const body = await incomingBody(ctx.req, call.mayReplay ? options.replayableBodyBytes : 0);
+    const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
+    ctx.respond = false;
+    // No response: the caller went away, there is no one to answer.
+    if (!response) return;
+    ctx.status = response.statusCode ?? 502;
+    await sendStream(ctx.res, response, call.decompress, cancel);
+  };
+
+  const paginated = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
+    const body = await pageBody(await incomingBody(ctx.req, defaultBodyLimit));
+    // Until the first byte goes out, a failure goes to the error handler like any other.
+    ctx.respond = false;
+    try {
+      await sendPages(ctx.res, walkPages(exchange, options, call, body, cancel), cancel, logger);
+    } catch (error) {
+      ctx.respond = true;
+      throw error;
+    }
+    ctx.status = ctx.res.statusCode;
+  };
+
   const forward: Middleware<GatewayState> = async (ctx) => {
     const { req, res } = ctx;
     const control = readControl(req.headers, options.maxPages);
@@ -56,26 +81,14 @@ export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
       cancel.aborted = true;
       cancel.onAbort?.();
     });
-    if (call.paginate) {
-      const body = await pageBody(await incomingBody(req, defaultBodyLimit));
-      // Until the first byte goes out, a failure is thrown to the error handler like any other.
+    try {
+      await (call.paginate ? paginated(ctx, call, cancel) : streamed(ctx, call, cancel));
+    } catch (error) {
+      // A caller who left mid-upload: nothing to answer, nothing worth an error log.
+      const gone = cancel.aborted || req.destroyed || res.destroyed;
+      if (!gone || GatewayError.is(error)) throw error;
       ctx.respond = false;
-      try {
-        await sendPages(res, walkPages(exchange, options, call, body, cancel), cancel, logger);
-      } catch (error) {
-        ctx.respond = true;
-        throw error;
-      }
-      ctx.status = res.statusCode;
-      return;
     }
-    const body = await incomingBody(req, call.mayReplay ? options.replayableBodyBytes : 0);
-    const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
-    ctx.respond = false;
-    // No response: the caller went away, there is no one to answer.
-    if (!response) return;
-    ctx.status = response.statusCode ?? 502;
-    await sendStream(res, response, call.decompress, cancel);
   };
 
   const router = new Router<GatewayState>();

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import type { ResolvedProxyOptions } from './options.js';
+import { dropConnection } from './drop-connection.js';
 import type { ProviderBase } from './provider-base.js';
 
 /** One request to a provider, fully built: nothing here is read from the caller any more. */
@@ -92,6 +93,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
         clientRequest?.destroy();
       };
       const stop = () => {
+        dropConnection(clientRequest?.socket);
         clientRequest?.destroy();
         fail(cancel.aborted ? 'ABORTED' : 'ETIMEDOUT');
       };
@@ -101,13 +103,18 @@ export function createUpstream(options: ResolvedProxyOptions) {
       const exchange: Exchange = {
         onProxyReq(outgoing) {
           clientRequest = outgoing;
-          if (settled) outgoing.destroy();
+          if (!settled) return;
+          dropConnection(outgoing.socket);
+          outgoing.destroy();
         },
         onResponse(response) {
           if (settled) return void response.destroy();
           settled = true;
           clearTimeout(timer);
-          cancel.onAbort = () => response.destroy();
+          cancel.onAbort = () => {
+            dropConnection(response.socket);
+            response.destroy();
+          };
           resolve({ ok: true, response });
         },
       };

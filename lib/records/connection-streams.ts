@@ -11,7 +11,8 @@ type Listed = [model: string, variant: string];
 export interface ConnectionStreams {
   add(stream: Stream): Promise<void>;
   of(environment: string, providerConfigKey: string, connectionId: string): Promise<Stream[]>;
-  forget(environment: string, providerConfigKey: string, connectionId: string): Promise<void>;
+  /** Unlists dropped streams; one added meanwhile (a save racing the drop) stays listed. */
+  forget(dropped: readonly Stream[]): Promise<void>;
 }
 
 export function createConnectionStreams(kv: RecordsKv, coordinator: Coordinator): ConnectionStreams {
@@ -36,8 +37,17 @@ export function createConnectionStreams(kv: RecordsKv, coordinator: Coordinator)
         return streamOf(ref);
       });
     },
-    async forget(environment, providerConfigKey, connectionId) {
-      await kv.delete(connectionKey(environment, providerConfigKey, connectionId));
+    async forget(dropped) {
+      const first = dropped[0];
+      if (!first) return;
+      const { environment, providerConfigKey, connectionId } = first.ref;
+      const key = connectionKey(environment, providerConfigKey, connectionId);
+      const gone = new Set(dropped.map((stream) => `${stream.ref.model}\u0000${stream.variant}`));
+      await coordinator.withLock(`records-${key}`, async () => {
+        const left = (await read(key)).filter(([m, v]) => !gone.has(`${m}\u0000${v}`));
+        if (left.length > 0) await kv.set(key, JSON.stringify(left));
+        else await kv.delete(key);
+      });
     },
   };
 }

@@ -170,7 +170,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const streams = await connectionStreams.of(environment, providerConfigKey, connectionId);
       let records = 0;
       for (const stream of streams) records += await dropStream(deps, stream);
-      await connectionStreams.forget(environment, providerConfigKey, connectionId);
+      await connectionStreams.forget(streams);
       return { streams: streams.length, records };
     },
     async close() {

@@ -54,7 +54,7 @@ export function decide(policy: DeliveryPolicy, attempt: number, result: AttemptR
     return { kind: 'failed', reason: result.kind === 'response' && result.status < 400 ? 'redirect' : 'client_error' };
   }
   if (attempt > policy.retries) return { kind: 'failed', reason: 'attempts_exhausted' };
-  // The receiver's own Retry-After beats our backoff (429 and 503 carry it).
+  // The receiver's own Retry-After beats our backoff (429 and 503 usually carry it).
   const retryAfter = result.kind === 'response' ? result.retryAfterMs : null;
   const delayMs = retryAfter === null ? backoffDelay(policy, attempt) : Math.min(retryAfter, policy.maxRetryAfterMs);
   return { kind: 'retry', delayMs };

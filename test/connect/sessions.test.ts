@@ -134,3 +134,11 @@ t.test('an expired session is refused and reported', async (t) => {
   const unknown = await browse(`${gw.base}/oauth/connect?connect_session_token=cst_forged`);
   t.equal(resultOf(unknown.text).message.error.code, 'invalid_connect_session');
 });
+
+t.test('connection settings fixed in the session must be URL-safe', async (t) => {
+  const gw = await start(t);
+  const bad = await createSession(gw, { integrations_config_defaults: { gh: { connection_config: { tenant: 'evil.com/x?y' } } } });
+  t.match(bad, { status: 400, json: { error: { code: 'invalid_body', field: 'integrations_config_defaults.gh.connection_config.tenant' } } });
+  const unknown = await createSession(gw, { integrations_config_defaults: { nope: { connection_config: { tenant: 'x' } } } });
+  t.equal(unknown.status, 404);
+});

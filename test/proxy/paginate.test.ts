@@ -175,3 +175,19 @@ t.test('Paginate on a provider without pagination settings', async (t) => {
   t.equal(res.status, 400);
   t.match(res.json.error.message, 'proxy.paginate');
 });
+
+t.test('Harvest-style: account header from connection_config, items in the page\'s only array, next link in the body', async (t) => {
+  const s = await proxySetup(t, {
+    basePath: '/v2',
+    provider: { connection_configuration: ['account_id'] },
+    proxy: { headers: { 'Harvest-Account-Id': '${connection_config.account_id}' }, paginate: { type: 'link', link_path_in_response_body: 'links.next', limit_name_in_request: 'per_page' } },
+    connection: { connection_config: { account_id: '98765' } },
+    respond: (req, res) => {
+      const page = Number(query(req).get('page') ?? 1);
+      json(res, { users: all.slice((page - 1) * 3, page * 3), per_page: 3, total_pages: 2, links: { next: page < 2 ? `${s.provider.url}/v2/users?page=2&per_page=3` : null } });
+    },
+  });
+  const res = await s.proxy('GET', '/users?per_page=3', { headers: paginated });
+  t.same(res.json, all);
+  t.same(s.provider.received.map((r) => r.headers['harvest-account-id']), ['98765', '98765']);
+});

@@ -204,6 +204,19 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       t.equal((await page(store, base)).records.length, 1, 'the others\' saves did not touch this stream');
     });
 
+    t.test('a record updated while a client pages appears again later', async (t) => {
+      const { store, clock } = await openStore(t, makeStorage);
+      const ref = refOf();
+      await store.saveBatch(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }]);
+      const first = await page(store, ref, { limit: 2 });
+      t.same(ids(first.records), ['a', 'b']);
+      clock.now += 5;
+      await store.saveBatch(ref, [{ id: 'a', v: 2 }, { id: 'd', v: 2 }]);
+      const rest = await readAll(store, ref, { cursor: first.next_cursor!, limit: 2 });
+      t.same(ids(rest.records), ['c', 'a', 'd'], 'a again (already read, now changed); d once, in its new version');
+      t.same(rest.records.map((r) => r.v ?? 1), [1, 2, 2]);
+    });
+
     t.test('paging while writes happen skips nothing', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();

@@ -15,8 +15,6 @@ t.test('a runaway script is stopped and reported while proxy traffic keeps flowi
       syncTimeoutMs: 4_000,
       modules: [
         file('spin', `export default createAction({ input: z.object({}), output: z.object({}), exec: async () => { for (;;) {} } });`),
-        file('hog', `export default createAction({ input: z.object({}), output: z.object({}),
-          exec: async () => { const hoard = []; for (;;) hoard.push('x'.repeat(1 << 20) + hoard.length); } });`),
         file('echo', `export default createAction({ input: z.object({ v: z.string() }), output: z.object({ v: z.string() }), exec: async (s, input) => input });`),
         file('stuck-sync', `export default createSync({ frequency: 'every hour', autoStart: false, models: { Item: z.object({ id: z.string() }) },
           exec: async () => { while (true) {} } });`),
@@ -45,12 +43,31 @@ t.test('a runaway script is stopped and reported while proxy traffic keeps flowi
   const logs = await s.gw.call('GET', `/logs?run_id=${spin.json.id}`);
   t.match(logs.json.data, [{ level: 'error', message: /script_timeout/ }], 'the stop is in the run\'s logs');
 
-  const hog = await s.action('hog', {});
-  t.equal(hog.status, 500);
-  t.match(hog.json.error, { code: 'script_memory_exceeded', message: /96 MB heap/ });
-
   const sync = await s.syncOnce('stuck-sync');
   t.match(sync.latest_run, { status: 'failed', error: { code: 'script_timeout' } });
 
   t.same((await s.action('echo', { v: 'still here' })).json, { v: 'still here' }, 'fresh workers replace the stopped ones');
+});
+
+t.test('a script exhausting its heap is stopped and reported; the next run gets a fresh worker', async (t) => {
+  const dir = t.testdir({});
+  const file = (name: string, body: string) => ({ file: writeScript(dir, `${name}.mjs`, body), integrations: ['fake'] });
+  const s = await scriptSetup(t, {
+    respond: (_req, res) => json(res, {}),
+    scripts: {
+      workers: 1,
+      heapMb: 96,
+      // Generous: scripts run at the lowest CPU priority, and a loaded test machine may starve them.
+      actionTimeoutMs: 120_000,
+      modules: [
+        file('hog', `export default createAction({ input: z.object({}), output: z.object({}),
+          exec: async () => { const hoard = []; for (;;) hoard.push('x'.repeat(1 << 20) + hoard.length); } });`),
+        file('echo', `export default createAction({ input: z.object({ v: z.string() }), output: z.object({ v: z.string() }), exec: async (s, input) => input });`),
+      ],
+    },
+  });
+  const hog = await s.action('hog', {});
+  t.equal(hog.status, 500);
+  t.match(hog.json.error, { code: 'script_memory_exceeded', message: /96 MB heap/ });
+  t.same((await s.action('echo', { v: 'after' })).json, { v: 'after' });
 });

@@ -9,10 +9,10 @@ import { fakeProvider, type Received } from '../helpers/http.js';
 export type FakeProvider = Awaited<ReturnType<typeof fakeProvider>>;
 
 /** A catalog entry for a provider on a local fake server (API key as `Authorization: Bearer …`). */
-export function providerEntry(baseUrl: string, proxy: Record<string, unknown> = {}) {
+export function providerEntry(baseUrl: string, proxy: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   return {
     name: 'fake-api', display_name: 'Fake API', logo_url: 'https://example.com/logo.svg', categories: ['test'],
-    auth_mode: 'API_KEY', docs: 'https://example.com/docs', proxy: { base_url: baseUrl, ...proxy },
+    auth_mode: 'API_KEY', docs: 'https://example.com/docs', ...extra, proxy: { base_url: baseUrl, ...proxy },
   };
 }
 
@@ -55,6 +55,8 @@ export async function scriptSetup(t: Test, options: {
   respond: (req: Received, res: ServerResponse) => void | Promise<void>;
   scripts: ScriptsOptions;
   proxy?: Record<string, unknown>;
+  /** Extra catalog fields of the fake provider (e.g. post_connection_script). */
+  provider?: Record<string, unknown>;
   gateway?: Partial<GatewayOptions>;
   scriptLogLevel?: 'debug' | 'info' | 'warn' | 'error';
 }): Promise<ScriptSetup> {
@@ -63,7 +65,7 @@ export async function scriptSetup(t: Test, options: {
   const hooks = await fakeProvider((_req, res) => { res.end('ok'); });
   t.teardown(() => hooks.close());
   const gw = await startGateway(t, {
-    providers: [providerEntry(`${provider.url}/api`, options.proxy)],
+    providers: [providerEntry(`${provider.url}/api`, options.proxy, options.provider)],
     environments: [
       { name: 'dev', secretKey: devKey, webhookUrl: hooks.url, ...(options.scriptLogLevel ? { scriptLogLevel: options.scriptLogLevel } : {}) },
       { name: 'prod', secretKey: prodKey },

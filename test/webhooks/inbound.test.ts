@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import express from 'express';
 import t from 'tap';
+import { toExpress } from '../../adapters/express/index.js';
 import { verifyWebhookSignature } from '../../lib/client/webhooks.js';
 import { devKey, prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { listen } from '../helpers/http.js';
 import { appKeyPair } from '../helpers/keys.js';
 import { fastPolicy, receiver, waitFor } from './helpers.js';
 
@@ -159,4 +162,24 @@ t.test('an installation deleted at the provider marks its connection', async (t)
   const payloads = hook.payloads();
   t.match(payloads.find((p) => p.type === 'auth'), { connection_id: 'globex', operation: 'refresh', success: false, error: { code: 'installation_deleted' } });
   t.match(payloads.find((p) => p.type === 'forward'), { connection_id: 'globex', payload: { action: 'deleted' } });
+});
+
+t.test('mounted in Express under a prefix: verified on the raw bytes; a JSON body parser in front is refused clearly', async (t) => {
+  const { gw, hook } = await setup(t);
+  const app = express();
+  app.use('/raw', express.raw({ type: '*/*' }), toExpress(gw.gateway));
+  app.use('/portico', toExpress(gw.gateway));
+  app.use('/parsed', express.json(), toExpress(gw.gateway));
+  const server = await listen(app);
+  t.teardown(() => server.close());
+  const body = JSON.stringify({ action: 'opened', installation: { id: 2002 } }, null, 1);
+  const headers = { 'content-type': 'application/json', 'x-hub-signature-256': await githubSignature(body), 'x-github-event': 'issues' };
+  const at = (prefix: string) => fetch(`${server.url}${prefix}/webhook/dev/gh-app`, { method: 'POST', headers, body });
+  t.equal((await at('/portico')).status, 202, 'no body parser in front');
+  t.equal((await at('/raw')).status, 202, 'express.raw() keeps the bytes');
+  const parsed = await at('/parsed');
+  t.equal(parsed.status, 400);
+  t.match((await parsed.json()).error, { code: 'invalid_request', message: /body parser/ });
+  await waitFor(() => hook.received.length === 2, 10_000);
+  t.ok(forwards(hook).every((f) => f.connection_id === 'globex'));
 });

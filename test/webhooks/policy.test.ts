@@ -1,5 +1,6 @@
 import t from 'tap';
 import { backoffDelay, decide, defaultDeliveryPolicy, parseRetryAfter } from '../../lib/webhooks/index.js';
+import { startGateway } from '../helpers/gateway.js';
 
 t.test('the default policy is the spec\'s: 20 s per attempt, 2 retries (3 attempts)', async (t) => {
   t.equal(defaultDeliveryPolicy.timeoutMs, 20_000);
@@ -42,4 +43,12 @@ t.test('Retry-After in seconds or as an HTTP date', async (t) => {
   t.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0, 'a date in the past: now');
   t.equal(parseRetryAfter('soon', now), null);
   t.equal(parseRetryAfter(null, now), null);
+});
+
+t.test('a gateway without webhook options delivers with the spec\'s policy; options shorten it', async (t) => {
+  const plain = await startGateway(t);
+  t.match(plain.gateway.webhooks.policy, { timeoutMs: 20_000, retries: 2 });
+  const fast = await startGateway(t, { webhooks: { timeoutMs: 300, retries: 1 } });
+  t.match(fast.gateway.webhooks.policy, { timeoutMs: 300, retries: 1, backoffMs: 5_000 });
+  await t.rejects(startGateway(t, { webhooks: { retries: -1 } }), /webhooks\.retries/);
 });

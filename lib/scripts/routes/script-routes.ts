@@ -19,6 +19,8 @@ export function describeScript(e: ScriptEntry) {
     ...(m.type === 'action' ? { input: m.input, output: m.output } : {}),
     ...(m.type === 'on-event' ? { event: m.event } : {}),
     deployed_at: e.deployed_at,
+    // sha256 of a deployed bundle (null for registered scripts): the CLI tells changed from unchanged by it.
+    hash: e.hash,
   };
 }
 

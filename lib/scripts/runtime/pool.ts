@@ -62,26 +62,38 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     let failure: Error | undefined;
     worker.on('message', (message: FromWorker) => slot.current?.({ kind: 'message', message }));
     worker.on('error', (error) => { failure = error; });
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
       slots.delete(slot);
       clearTimeout(slot.idleTimer);
-      slot.current?.({ kind: 'exit', error: failure });
-      // A task waiting for a worker gets a fresh one in place of the one that ended.
-      if (!closed && queue.length > 0 && slots.size < options.size) {
-        const fresh = spawn();
-        fresh.busy = true;
-        queue.shift()?.(fresh);
-      }
+      slot.current?.({ kind: 'exit', error: failure ?? new Error(`exited with code ${code}`) });
+      replenish();
     });
     slots.add(slot);
     return slot;
+  };
+
+  // A task waiting for a worker gets a fresh one in place of one that ended or retired.
+  const replenish = () => {
+    if (!closed && queue.length > 0 && slots.size < options.size) {
+      const fresh = spawn();
+      fresh.busy = true;
+      queue.shift()?.(fresh);
+    }
+  };
+
+  // Out of the set at once: a worker being terminated must never be handed another task.
+  const retire = (slot: Slot) => {
+    slots.delete(slot);
+    clearTimeout(slot.idleTimer);
+    void slot.worker.terminate();
+    replenish();
   };
 
   const release = (slot: Slot) => {
     slot.busy = false;
     slot.current = undefined;
     if (slot.tasks >= maxTasks || closed) {
-      void slot.worker.terminate();
+      retire(slot);
       return;
     }
     const waiter = queue.shift();
@@ -92,7 +104,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
     // Keep one warm worker; stop the others once idle for a while.
     if ([...slots].filter((s) => !s.busy).length > 1) {
-      slot.idleTimer = setTimeout(() => { if (!slot.busy) void slot.worker.terminate(); }, idleMs);
+      slot.idleTimer = setTimeout(() => { if (!slot.busy) retire(slot); }, idleMs);
       slot.idleTimer.unref();
     }
   };
@@ -133,6 +145,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         };
         const timer = setTimeout(() => {
           stopped = 'timeout';
+          slots.delete(slot);
           void slot.worker.terminate();
         }, timeoutMs);
         const send = (message: ToWorker) => { if (!settled) slot.worker.postMessage(message); };

@@ -1,5 +1,7 @@
 // The worker thread's entry: runs one task at a time for the pool, turning every effect the
 // script asks for into a message to the main thread.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { FromWorker, SerializedError, ToWorker } from '../protocol.js';
 import { serializeError } from '../protocol.js';
@@ -7,6 +9,15 @@ import { execute, loadScript } from './execute.js';
 
 const port = parentPort;
 if (!port) throw new Error('the script worker must run in a worker thread');
+
+// Scripts run at the lowest CPU priority (Linux: this thread's nice value 19), so a script that
+// spins competes for a core with the gateway's event loop only when the loop has nothing to do.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, 19);
+} catch {
+  // Not Linux, or /proc unavailable: the thread keeps the process's priority.
+}
 
 let nextCallId = 1;
 const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

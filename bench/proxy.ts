@@ -1,0 +1,186 @@
+/*
+ * `npm run bench`: one upstream, measured directly, through a bare Koa + http-proxy forwarder
+ * and through Portico (API key, OAuth2, APP), then one very large body through Portico each way
+ * while the gateway's RSS is sampled. Everything runs on 127.0.0.1 and stops by itself.
+ *
+ *   --duration <s>       measured seconds per target and round (default 3)
+ *   --warmup <s>         unmeasured seconds before each measurement (default 1)
+ *   --connections <n>    concurrent keep-alive connections (default 32)
+ *   --sizes <bytes,…>    response body sizes (default 1024,1048576)
+ *   --upload             send the bodies as request bodies (POST) instead of downloading them
+ *   --rounds <n>         rounds, each target once per round, order alternating (default 2)
+ *   --large <bytes>      size of the large-body run, 0 to skip (default 1073741824)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { cpus, loadavg } from 'node:os';
+import { download, upload } from './proxy/large-body.js';
+import { percentile, runLoad } from './proxy/load.js';
+import { targets, type Ports, type Target, type TargetName } from './proxy/scenarios.js';
+import { startUpstream } from './proxy/upstream.js';
+
+interface Options {
+  duration: number;
+  warmup: number;
+  connections: number;
+  sizes: number[];
+  upload: boolean;
+  rounds: number;
+  large: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { duration: 3, warmup: 1, connections: 32, sizes: [1024, 1024 * 1024], upload: false, rounds: 2, large: 1024 ** 3 };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${flag} needs a value`);
+      return next;
+    };
+    const number = (min: number, max: number) => {
+      const n = Number(value());
+      if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${flag} must be a number from ${min} to ${max}`);
+      return n;
+    };
+    switch (flag) {
+      case '--duration': options.duration = number(0.5, 120); break;
+      case '--warmup': options.warmup = number(0, 30); break;
+      case '--connections': options.connections = Math.round(number(1, 1024)); break;
+      case '--rounds': options.rounds = Math.round(number(1, 10)); break;
+      case '--large': options.large = Math.round(number(0, 16 * 1024 ** 3)); break;
+      case '--upload': options.upload = true; break;
+      case '--sizes': options.sizes = value().split(',').map((s) => {
+        const n = Number(s);
+        if (!Number.isInteger(n) || n < 0 || n > 64 * 1024 * 1024) throw new Error('--sizes takes byte counts up to 64 MiB, comma-separated');
+        return n;
+      }); break;
+      default: throw new Error(`unknown option ${flag} (see bench/README.md)`);
+    }
+  }
+  return options;
+}
+
+async function start(file: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; ready: Record<string, number> }> {
+  const child = fork(new URL(file, import.meta.url), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [message] = await once(child, 'message') as [{ type: string } & Record<string, number>];
+  if (message.type !== 'ready') throw new Error(`${file} did not start`);
+  return { child, ready: message };
+}
+
+const ask = async <T>(child: ChildProcess, type: string, answer: string): Promise<T> => {
+  child.send({ type });
+  for (;;) {
+    const [message] = await once(child, 'message') as [{ type: string } & T];
+    if (message.type === answer) return message;
+  }
+};
+
+const sizeLabel = (bytes: number) => bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
+const pad = (text: string, width: number, right = false) => right ? text.padStart(width) : text.padEnd(width);
+
+interface Row { size: number; target: Target; rps: number; p50: number; p99: number; errors: number; cpuPerRequest: number | undefined }
+
+/** CPU microseconds the proxies' process has used so far. */
+type CpuClock = () => Promise<number>;
+
+async function measure(options: Options, list: Target[], size: number, cpu: CpuClock): Promise<Row[]> {
+  const body = options.upload ? Buffer.alloc(size, 'u') : undefined;
+  const perTarget = new Map<TargetName, { rps: number[]; latencies: number[]; errors: number; cpu: number; requests: number }>();
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? list : [...list].reverse();
+    for (const target of order) {
+      const load = {
+        port: target.port,
+        path: options.upload ? `${target.prefix}/sink` : `${target.prefix}/bytes?size=${size}`,
+        method: options.upload ? 'POST' as const : 'GET' as const,
+        headers: { ...target.headers, ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
+        body,
+        connections: options.connections,
+      };
+      if (options.warmup > 0) await runLoad({ ...load, durationMs: options.warmup * 1000 });
+      const cpuBefore = await cpu();
+      const result = await runLoad({ ...load, durationMs: options.duration * 1000 });
+      const cpuUsed = await cpu() - cpuBefore;
+      const entry = perTarget.get(target.name) ?? { rps: [], latencies: [], errors: 0, cpu: 0, requests: 0 };
+      entry.cpu += cpuUsed;
+      entry.requests += result.requests;
+      entry.rps.push(result.requests / result.seconds);
+      for (const l of result.latencies) entry.latencies.push(l);
+      entry.errors += result.errors;
+      perTarget.set(target.name, entry);
+    }
+  }
+  return list.map((target) => {
+    const entry = perTarget.get(target.name) ?? { rps: [0], latencies: [], errors: 0, cpu: 0, requests: 0 };
+    const sorted = entry.latencies.sort((a, b) => a - b);
+    return {
+      size, target, rps: entry.rps.reduce((a, b) => a + b, 0) / entry.rps.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors,
+      // The direct calls do not touch the proxies' process.
+      cpuPerRequest: target.name === 'direct' || entry.requests === 0 ? undefined : entry.cpu / entry.requests,
+    };
+  });
+}
+
+function printTable(rows: Row[]) {
+  console.log(`\n${pad('body', 9)} ${pad('target', 24)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
+  for (const row of rows) {
+    const bare = rows.find((r) => r.size === row.size && r.target.name === 'bare');
+    const ratio = bare && bare.rps > 0 ? (row.rps / bare.rps).toFixed(2) : '-';
+    const cpu = row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(0);
+    const cpuRatio = row.cpuPerRequest !== undefined && bare?.cpuPerRequest ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2) : '-';
+    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 24)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
+  }
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+  console.log(`Machine: ${cpus().length} CPU(s), load average ${load()} (other work on the machine skews req/s; CPU µs/req is steadier).`);
+  console.log(`Portico proxy bench: ${options.rounds} round(s) of ${options.duration} s per target (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`);
+  // The upstream shares this process with the load generator: the proxies get the other core.
+  const upstream = await startUpstream();
+  const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
+  const stop = () => {
+    upstream.server.close();
+    upstream.server.closeAllConnections();
+    proxies.child.kill();
+  };
+  try {
+    const ports: Ports = { upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number };
+    const list = targets(ports);
+    const rows: Row[] = [];
+    const cpu: CpuClock = async () => (await ask<{ micros: number }>(proxies.child, 'cpu', 'cpu')).micros;
+    for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
+    printTable(rows);
+
+    const verdicts: string[] = [];
+    for (const size of options.sizes) {
+      const bare = rows.find((r) => r.size === size && r.target.name === 'bare');
+      for (const row of rows.filter((r) => r.size === size && r.target.name.startsWith('portico'))) {
+        const ratio = bare ? row.rps / bare.rps : 0;
+        verdicts.push(`${ratio >= 0.9 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 90%)`);
+      }
+    }
+    if (options.large > 0) {
+      const apiKey = list.find((t) => t.name === 'portico-api-key') as Target;
+      for (const [direction, transfer] of [['upload', upload], ['download', download]] as const) {
+        await ask(proxies.child, 'rss-start', 'rss-started');
+        const result = await transfer(apiKey, options.large);
+        const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');
+        const grown = (rss.peak - rss.baseline) / 1024 / 1024;
+        const speed = options.large / 1024 / 1024 / result.seconds;
+        verdicts.push(`${result.ok && grown < 64 ? 'PASS' : 'FAIL'}  ${sizeLabel(options.large)} ${direction} through Portico: ${result.ok ? 'intact' : 'NOT INTACT'}, ${speed.toFixed(0)} MiB/s, gateway RSS grew ${grown.toFixed(1)} MiB (target < 64 MiB)`);
+      }
+    }
+    console.log(`\n${verdicts.join('\n')}`);
+    console.log(`\nLoad average at the end: ${load()}.`);
+  } finally {
+    stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

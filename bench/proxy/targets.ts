@@ -1,0 +1,96 @@
+/*
+ * The measured proxies, in their own process (so RSS is theirs alone):
+ *   - a bare Koa + http-proxy forwarder on a keep-alive agent (the reference);
+ *   - Portico, with an API key, an OAuth2 and an APP connection to the same upstream.
+ * The upstream's port arrives as argv[2]; ports are reported to the harness over IPC.
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { Agent, createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import httpProxy from 'http-proxy';
+import Koa from 'koa';
+import { createMemoryStorage } from '../../adapters/storage/index.js';
+import { createGateway } from '../../lib/gateway.js';
+import { createLogger } from '../../lib/http/logger.js';
+import { benchSecretKey } from './scenarios.js';
+
+const upstream = `http://127.0.0.1:${process.argv[2]}`;
+
+const listen = (server: Server) => new Promise<number>((resolve) => {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+});
+
+/** The reference: what a Koa app with http-proxy on a keep-alive agent does, nothing more. */
+function bareForwarder() {
+  const proxy = httpProxy.createProxyServer({ target: upstream, agent: new Agent({ keepAlive: true, maxFreeSockets: 256 }) });
+  proxy.on('error', (_error, _req, res) => {
+    const out = res as import('node:http').ServerResponse;
+    if (!out.headersSent) out.writeHead(502);
+    out.end();
+  });
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.respond = false;
+    proxy.web(ctx.req, ctx.res);
+  });
+  return createServer(app.callback());
+}
+
+const entry = (name: string, authMode: string, extra: Record<string, unknown> = {}) => ({
+  name, display_name: name, logo_url: 'https://example.com/logo.svg', categories: ['bench'], auth_mode: authMode,
+  docs: 'https://example.com/docs', proxy: { base_url: upstream }, ...extra,
+});
+
+async function portico() {
+  const storage = createMemoryStorage();
+  const gateway = await createGateway({
+    environments: [{ name: 'bench', secretKey: benchSecretKey }],
+    storage,
+    encryptionKeys: randomBytes(32).toString('base64'),
+    baseUrl: 'http://127.0.0.1',
+    // Silent: a log line per request would measure the terminal, not the gateway.
+    logger: createLogger({ level: 'silent' }),
+    providers: [
+      entry('bench-key', 'API_KEY'),
+      entry('bench-oauth', 'OAUTH2', { authorization_url: `${upstream}/oauth/authorize`, token_url: `${upstream}/oauth/token` }),
+      entry('bench-app', 'APP'),
+    ],
+  });
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  await gateway.integrations.create('bench', { unique_key: 'key', provider: 'bench-key' });
+  await gateway.integrations.create('bench', { unique_key: 'oauth', provider: 'bench-oauth', credentials: { type: 'OAUTH2', client_id: 'bench', client_secret: 'bench-secret', scopes: [] } });
+  await gateway.integrations.create('bench', { unique_key: 'app', provider: 'bench-app', credentials: { type: 'APP', app_id: '12345', app_link: 'https://example.com/apps/bench', private_key: privateKey } });
+  const expires = new Date(Date.now() + 86_400_000).toISOString();
+  await gateway.connections.upsert('bench', { provider_config_key: 'key', connection_id: 'c', credentials: { type: 'API_KEY', apiKey: 'bench-api-key' } }, 'import');
+  await gateway.connections.upsert('bench', { provider_config_key: 'oauth', connection_id: 'c', credentials: { type: 'OAUTH2', access_token: 'bench-access', refresh_token: 'bench-refresh', expires_at: expires } }, 'import');
+  await gateway.connections.upsert('bench', { provider_config_key: 'app', connection_id: 'c', credentials: { type: 'APP', installation_id: '42' } }, 'import');
+  return createServer(gateway.callback());
+}
+
+const barePort = await listen(bareForwarder());
+const porticoPort = await listen(await portico());
+
+/** RSS sampling for the large-body run: the peak between `rss-start` and `rss-stop`. */
+let sampler: NodeJS.Timeout | undefined;
+let baseline = 0;
+let peak = 0;
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'rss-start') {
+    (globalThis as { gc?: () => void }).gc?.();
+    baseline = process.memoryUsage.rss();
+    peak = baseline;
+    sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 20);
+    process.send?.({ type: 'rss-started', baseline });
+  } else if (message.type === 'cpu') {
+    // CPU time is steadier than req/s on a busy machine: the harness reports both.
+    const { user, system } = process.cpuUsage();
+    process.send?.({ type: 'cpu', micros: user + system });
+  } else if (message.type === 'rss-stop') {
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage.rss());
+    process.send?.({ type: 'rss', baseline, peak });
+  }
+});
+process.send?.({ type: 'ready', barePort, porticoPort });
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,44 @@
+import { createPorticoClient, PorticoError, type PorticoClient } from '../client/index.js';
+import type { CommandContext } from './command.js';
+import { CliError, exitCodes, usageError } from './exit.js';
+
+export interface GatewayTarget {
+  url: string;
+  client: PorticoClient;
+}
+
+/** The gateway a command talks to: `--url`/`PORTICO_URL` and `--secret-key`/`PORTICO_SECRET_KEY`. */
+export function gatewayTarget({ values, io }: CommandContext): GatewayTarget {
+  const url = typeof values.url === 'string' ? values.url : io.env.PORTICO_URL;
+  const secretKey = typeof values['secret-key'] === 'string' ? values['secret-key'] : io.env.PORTICO_SECRET_KEY;
+  if (!url) throw usageError('Name the gateway: --url <url> or PORTICO_URL (where the gateway is mounted, e.g. http://localhost:3003).');
+  if (!/^https?:\/\/[^/]/i.test(url)) throw usageError(`--url "${url}" is not an http(s) URL.`);
+  if (!secretKey) throw usageError('Give the environment\'s secret key: PORTICO_SECRET_KEY (or --secret-key).');
+  return { url, client: createPorticoClient({ baseUrl: url, secretKey }) };
+}
+
+/**
+ * What a failed gateway call means for the command: no answer or a refused key is exit 3
+ * (nothing about the scripts is wrong); any other refusal is exit 1 with the API's code.
+ */
+export function gatewayFailure(error: unknown, url: string, doing: string): CliError {
+  if (!PorticoError.is(error)) {
+    return new CliError(exitCodes.failed, 'unexpected', `${doing} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (error.code === 'network_error') {
+    return new CliError(exitCodes.gateway, 'gateway_unreachable', `Cannot reach the gateway at ${url} (${doing}): ${error.message}`);
+  }
+  if (error.status === 401 || error.status === 403) {
+    return new CliError(exitCodes.gateway, error.code, `The gateway at ${url} refused the secret key (${error.code}): ${error.message}`);
+  }
+  return new CliError(exitCodes.failed, error.code, `${doing}: the gateway answered ${error.status} ${error.code}: ${error.message}`, { status: error.status, ...error.details });
+}
+
+/** Runs a gateway call, turning its failure into the command's exit. */
+export async function onGateway<T>(target: GatewayTarget, doing: string, call: (client: PorticoClient) => Promise<T>): Promise<T> {
+  try {
+    return await call(target.client);
+  } catch (error) {
+    throw gatewayFailure(error, target.url, doing);
+  }
+}
