@@ -90,6 +90,7 @@ tokenCalls = 0;
 started = performance.now();
 await Promise.all(Array.from({ length: 200 }, (_, i) => setups[i % 3]!.resolver.resolve(setups[i % 3]!.target)));
 rows.push(`200 concurrent, expired, 3 Redis instances: ${(performance.now() - started).toFixed(1)} ms, ${tokenCalls} token call(s)`);
+await Promise.all(gws.map((g) => g.close()));
 await Promise.all(stores.map((s) => s.close()));
 const raw = createClient({ url: redisUrl });
 await raw.connect();

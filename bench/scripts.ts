@@ -5,7 +5,7 @@
  *   3. proxy throughput with no script running, then while one and two scripts spin forever.
  *
  *   npm run bench:scripts
- *   npm run bench:scripts -- --requests 5000 --concurrency 32 --runs 300
+ *   npm run bench:scripts -- --requests 5000 --concurrency 32 --runs 300 --nice 0
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -24,6 +24,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '16' },
     runs: { type: 'string', default: '200' },
+    nice: { type: 'string', default: '10' },
   },
 });
 const REQUESTS = Number(args.requests);
@@ -97,7 +98,7 @@ const gateway = await createGateway({
   baseUrl: 'http://127.0.0.1',
   logger: createLogger({ level: 'silent' }),
   providers: [{ name: 'fake-api', display_name: 'Fake', logo_url: 'https://example.com/l.svg', categories: ['test'], auth_mode: 'API_KEY', docs: 'https://example.com', proxy: { base_url: `http://127.0.0.1:${providerPort}` } }],
-  scripts: { workers: 2, actionTimeoutMs: 600_000, modules: [{ file: echo, integrations: ['fake'] }, { file: spin, integrations: ['fake'] }] },
+  scripts: { workers: 2, nice: Number(args.nice), actionTimeoutMs: 600_000, modules: [{ file: echo, integrations: ['fake'] }, { file: spin, integrations: ['fake'] }] },
 });
 const server = createServer(gateway.callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,7 +108,7 @@ const json = { 'content-type': 'application/json' };
 await call(agent, port, 'POST', '/integrations', json, JSON.stringify({ unique_key: 'fake', provider: 'fake-api' }));
 await call(agent, port, 'POST', '/connections', json, JSON.stringify({ provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } }));
 
-console.log(`node ${process.version}, ${RUNS} runs, ${REQUESTS} proxied calls at concurrency ${CONCURRENCY}`);
+console.log(`node ${process.version}, ${RUNS} runs, ${REQUESTS} proxied calls at concurrency ${CONCURRENCY}, script threads at nice ${args.nice}`);
 console.log(`worker pool, warm worker:        ${ms(await poolRuns(200, RUNS))} per action run`);
 console.log(`one new worker per run:          ${ms(await poolRuns(1, Math.min(RUNS, 50)))} per action run`);
 

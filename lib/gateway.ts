@@ -101,7 +101,8 @@ export async function createGateway(options: GatewayOptions) {
   // The proxy (lib/proxy): /proxy/{provider_path} and `gateway.proxy.request`, credentials by lib/credentials.
   const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
   const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
-  protectedRouters.push(proxy.routes);
+  // First in line: the hot path should not walk every other router's routes to get there.
+  protectedRouters.unshift(proxy.routes);
   closers.push(() => proxy.close());
   // Scripts (lib/scripts): syncs and actions on worker threads, on schedule or on demand, with logs.
   const scripts = await createScripts({

@@ -34,11 +34,26 @@ export function gatewayFailure(error: unknown, url: string, doing: string): CliE
   return new CliError(exitCodes.failed, error.code, `${doing}: the gateway answered ${error.status} ${error.code}: ${error.message}`, { status: error.status, ...error.details });
 }
 
-/** Runs a gateway call, turning its failure into the command's exit. */
-export async function onGateway<T>(target: GatewayTarget, doing: string, call: (client: PorticoClient) => Promise<T>): Promise<T> {
+/**
+ * A kept-alive connection the gateway closed while this process was busy (the type-check holds
+ * the event loop for seconds, so fetch's idle timer cannot retire it in time) fails the next
+ * request as it is written: EPIPE, ECONNRESET, or "other side closed".
+ */
+function staleSocket(error: unknown): boolean {
+  if (!PorticoError.is(error) || error.code !== 'network_error') return false;
+  const inner = (error.cause as { cause?: { code?: unknown } } | undefined)?.cause;
+  return ['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(String(inner?.code));
+}
+
+/**
+ * Runs a gateway call, turning its failure into the command's exit. An `idempotent` call (one
+ * whose repetition changes nothing more) is tried once more on a fresh connection after a stale one.
+ */
+export async function onGateway<T>(target: GatewayTarget, doing: string, call: (client: PorticoClient) => Promise<T>, options: { idempotent?: boolean } = {}): Promise<T> {
   try {
     return await call(target.client);
   } catch (error) {
+    if (options.idempotent && staleSocket(error)) return onGateway(target, doing, call);
     throw gatewayFailure(error, target.url, doing);
   }
 }

@@ -1,5 +1,5 @@
 import type { Http } from './http.js';
-import type { Connection, ConnectionSummary, EndUser, ImportConnectionInput, ListConnectionsFilter, MetadataResult, Page } from './types.js';
+import type { Connection, ConnectionSummary, ImportConnectionInput, ListConnectionsFilter, MetadataResult, Page, PatchConnectionInput } from './types.js';
 
 /** Connections (spec 2.4, 4.5-4.7), on the `/connections` paths (the `/connection` ones were removed). */
 export function createConnectionsApi(http: Http) {
@@ -26,7 +26,7 @@ export function createConnectionsApi(http: Http) {
       return { connection: body.data, created: status === 201 };
     },
     /** Patches this connection's own copy of its end user (spec 2.4: other connections are untouched). */
-    async patchConnection(providerConfigKey: string, connectionId: string, patch: { end_user: EndUser }): Promise<ConnectionSummary> {
+    async patchConnection(providerConfigKey: string, connectionId: string, patch: PatchConnectionInput): Promise<ConnectionSummary> {
       return (await http.json<{ data: ConnectionSummary }>('PATCH', path(connectionId), { query: { provider_config_key: providerConfigKey }, body: patch })).body.data;
     },
     async deleteConnection(providerConfigKey: string, connectionId: string): Promise<void> {

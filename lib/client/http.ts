@@ -48,6 +48,14 @@ export async function readBody(response: Response): Promise<unknown> {
   return text;
 }
 
+/** fetch's own message is only "fetch failed": the reason (ECONNREFUSED, a reset socket…) is its cause. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? error.cause : undefined;
+  const code = (inner as { code?: unknown } | undefined)?.code;
+  return inner ? `${error.message} (${typeof code === 'string' ? `${code}: ` : ''}${inner.message})` : error.message;
+}
+
 export function createHttp(options: PorticoClientOptions): Http {
   if (!options.baseUrl) throw new TypeError('createPorticoClient: baseUrl is required');
   if (!options.secretKey) throw new TypeError('createPorticoClient: secretKey is required');
@@ -64,7 +72,7 @@ export function createHttp(options: PorticoClientOptions): Http {
         ...(init.body !== undefined ? { body: init.body, duplex: 'half' } as RequestInit : {}),
       });
     } catch (cause) {
-      throw new PorticoError({ code: 'network_error', status: 0, message: `No answer from the gateway at ${base}: ${cause instanceof Error ? cause.message : String(cause)}`, cause });
+      throw new PorticoError({ code: 'network_error', status: 0, message: `No answer from the gateway at ${base}: ${reasonOf(cause)}`, cause });
     }
   };
 

@@ -1,4 +1,6 @@
+import { createConnectApi } from './connect.js';
 import { createConnectionsApi } from './connections.js';
+import { createEnvironmentApi } from './environment.js';
 import { createHttp, type PorticoClientOptions } from './http.js';
 import { createIntegrationsApi } from './integrations.js';
 import { paginate, type PaginateConfig, type PaginationConfig, type PaginationSource } from './paginate.js';
@@ -6,7 +8,9 @@ import { createProvidersApi } from './providers.js';
 import { createProxyApi } from './proxy.js';
 import { createRecordsApi } from './records.js';
 import { createScriptsApi } from './scripts.js';
-export type { ActionCall, ActionResult, LogsQuery, PollOptions, ScriptLog, ScriptLogLevel, SyncRunInfo, SyncSelection, SyncStatus } from './scripts.js';
+export type { ActionCall, ActionResult, LogsQuery, PollOptions, ScriptInfo, ScriptLog, ScriptLogLevel, SyncRunInfo, SyncSelection, SyncStatus } from './scripts.js';
+export type { ConnectSession, ConnectSessionInput } from './connect.js';
+export type { ConnectionWebhookUrl, ConnectionWebhookUrlInput, DeliveriesFilter, DeliveryAttempt, DeliveryState, EnvironmentPatch, EnvironmentSettings, WebhookDelivery, WebhookEventType } from './environment.js';
 
 export { PorticoError } from './errors.js';
 export { verifyWebhookSignature, type WebhookHeaders } from './webhooks.js';
@@ -56,6 +60,8 @@ export function createPorticoClient(options: PorticoClientOptions) {
     ...createScriptsApi(http),
     ...providers,
     ...integrations,
+    ...createConnectApi(http),
+    ...createEnvironmentApi(http),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Http } from './http.js';
-import type { Integration, IntegrationCredentialsInput } from './types.js';
+import type { CreateIntegrationInput, Integration, UpdateIntegrationInput } from './types.js';
 
 /** Integrations: which provider, with the customer's own OAuth client or app credentials. */
 export function createIntegrationsApi(http: Http) {
@@ -11,11 +11,11 @@ export function createIntegrationsApi(http: Http) {
     async getIntegration(uniqueKey: string): Promise<Integration> {
       return (await http.json<{ data: Integration }>('GET', path(uniqueKey))).body.data;
     },
-    async createIntegration(input: { unique_key: string; provider: string; display_name?: string; credentials?: IntegrationCredentialsInput }): Promise<Integration> {
+    async createIntegration(input: CreateIntegrationInput): Promise<Integration> {
       return (await http.json<{ data: Integration }>('POST', '/integrations', { body: input })).body.data;
     },
     /** E.g. a renewed client secret; `credentials: null` removes them. */
-    async updateIntegration(uniqueKey: string, update: { display_name?: string; credentials?: IntegrationCredentialsInput | null }): Promise<Integration> {
+    async updateIntegration(uniqueKey: string, update: UpdateIntegrationInput): Promise<Integration> {
       return (await http.json<{ data: Integration }>('PATCH', path(uniqueKey), { body: update })).body.data;
     },
     /** Deletes the integration and its connections. */

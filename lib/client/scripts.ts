@@ -88,6 +88,31 @@ export interface PollOptions {
   timeoutMs?: number;
 }
 
+/** A script enabled in the environment (`GET /scripts`), registered or deployed. */
+export interface ScriptInfo {
+  name: string;
+  integration: string;
+  type: 'sync' | 'action' | 'on-event';
+  origin: 'options' | 'directory' | 'deploy';
+  description: string | null;
+  version: string | null;
+  /** Syncs. */
+  frequency?: string;
+  sync_type?: 'full' | 'incremental';
+  auto_start?: boolean;
+  detect_deletes?: boolean;
+  /** Model name → JSON Schema. */
+  models?: Record<string, unknown>;
+  /** Actions: JSON Schemas. */
+  input?: unknown;
+  output?: unknown;
+  /** On-event scripts. */
+  event?: string;
+  deployed_at: string | null;
+  /** sha256 of a deployed bundle; null for registered scripts. */
+  hash: string | null;
+}
+
 const selectionBody = (s: SyncSelection) => ({
   provider_config_key: s.providerConfigKey,
   ...(s.syncs ? { syncs: [...s.syncs] } : {}),
@@ -164,12 +189,12 @@ export function createScriptsApi(http: Http) {
         cursor = page.next_cursor;
       }
     },
-    async listScripts(integration?: string) {
-      return (await http.json<{ data: Record<string, unknown>[] }>('GET', '/scripts', { query: { integration } })).body.data;
+    async listScripts(integration?: string): Promise<ScriptInfo[]> {
+      return (await http.json<{ data: ScriptInfo[] }>('GET', '/scripts', { query: { integration } })).body.data;
     },
     /** Replaces the environment's deployed scripts with these compiled bundles (what the CLI does). */
-    async deployScripts(scripts: readonly { integration: string; name: string; bundle: string }[]) {
-      return (await http.json<{ data: { deployed: Record<string, unknown>[] } }>('POST', '/scripts/deploy', { body: { scripts } })).body.data.deployed;
+    async deployScripts(scripts: readonly { integration: string; name: string; bundle: string }[]): Promise<ScriptInfo[]> {
+      return (await http.json<{ data: { deployed: ScriptInfo[] } }>('POST', '/scripts/deploy', { body: { scripts } })).body.data.deployed;
     },
   };
 }

@@ -1,4 +1,12 @@
-/** The API's JSON shapes, as the client returns them (snake_case, as on the wire). */
+/**
+ * The API's JSON shapes, as the client returns them (snake_case, as on the wire). Request bodies
+ * are the server's own zod schemas' input types (type-only imports: no server code reaches the
+ * client at run time); answers are written out here and checked against the server's types in
+ * test/client.
+ */
+import type { z } from 'zod';
+import type { importConnectionSchema, patchConnectionSchema } from '../connections/schema.js';
+import type { createIntegrationSchema, integrationCredentialsSchema, updateIntegrationSchema } from '../integrations/schema.js';
 
 export type AuthMode = 'OAUTH2' | 'OAUTH2_CC' | 'API_KEY' | 'BASIC' | 'APP' | 'NONE';
 
@@ -75,15 +83,11 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-/** `POST /connections` (spec 4.5). */
-export interface ImportConnectionInput {
-  provider_config_key: string;
-  connection_id?: string;
-  credentials: ConnectionCredentials | { type: 'APP'; installation_id: string | number };
-  end_user?: EndUser;
-  metadata?: Record<string, unknown>;
-  connection_config?: Record<string, string | number | boolean>;
-}
+/** `POST /connections` (spec 4.5): the body the gateway validates, from its own schema. */
+export type ImportConnectionInput = z.input<typeof importConnectionSchema>;
+
+/** `PATCH /connections/{id}` (spec 4.7). */
+export type PatchConnectionInput = z.input<typeof patchConnectionSchema>;
 
 export interface ListConnectionsFilter {
   providerConfigKey?: string;
@@ -101,9 +105,9 @@ export interface MetadataResult {
   metadata: Record<string, unknown>;
 }
 
-export type IntegrationCredentialsInput =
-  | { type: 'OAUTH2' | 'OAUTH2_CC'; client_id: string; client_secret: string; scopes?: string | string[]; webhook_secret?: string }
-  | { type: 'APP'; app_id: string; app_link: string; private_key: string; webhook_secret?: string; client_id?: string; client_secret?: string };
+export type IntegrationCredentialsInput = z.input<typeof integrationCredentialsSchema>;
+export type CreateIntegrationInput = z.input<typeof createIntegrationSchema>;
+export type UpdateIntegrationInput = z.input<typeof updateIntegrationSchema>;
 
 /** An integration as the API shows it: secrets masked. */
 export interface Integration {

@@ -25,6 +25,8 @@ function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: 
   }
 }
 
+const staticModes = new Set(['API_KEY', 'BASIC', 'NONE']);
+
 /** Caller query, then the catalog's static query, then credentials; a caller parameter named like either is dropped. */
 function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
   const authNames = Object.keys(auth);
@@ -52,6 +54,18 @@ function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string
  */
 export function createExchange(deps: ExchangeDeps) {
   const { upstream, resolver, options } = deps;
+  // Static credentials change only by a write, which replaces the cached connection object.
+  const staticMaterial = new WeakMap<PreparedCall['target']['connection'], AuthMaterial>();
+  const materialOf = async (call: PreparedCall): Promise<AuthMaterial> => {
+    const { connection } = call.target;
+    if (!staticModes.has(connection.credentials.type)) return resolver.resolve(call.target);
+    let material = staticMaterial.get(connection);
+    if (!material) {
+      material = await resolver.resolve(call.target);
+      staticMaterial.set(connection, material);
+    }
+    return material;
+  };
 
   const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: NonNullable<ReturnType<typeof openBody>>): UpstreamRequest => {
     const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
@@ -61,7 +75,7 @@ export function createExchange(deps: ExchangeDeps) {
   };
 
   return async function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
-    let auth = await resolver.resolve(call.target);
+    let auth = await materialOf(call);
     let refreshed = false;
     let staleSocketRetried = false;
     let retries = 0;

@@ -12,7 +12,7 @@ const notReturned = new Set(hopByHop);
 
 /** Extra header names a `Connection` header declares hop-by-hop (`Connection: close, x-trace`). */
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
   const tokens = (Array.isArray(value) ? value.join(',') : value).toLowerCase().split(',')
     .map((t) => t.trim()).filter((t) => t && t !== 'close' && t !== 'keep-alive');
   return tokens.length > 0 ? new Set(tokens) : undefined;
@@ -48,33 +48,26 @@ export function requestHeaders({ incoming, base, auth, acceptCompressed }: Reque
 
 /**
  * The provider's response headers, without hop-by-hop headers and without the names in `drop`
- * (lower case). Repeated headers stay repeated (an array), names keep the provider's case.
- * An object, not a flat list: Node 20's `writeHead` keeps only the last of repeated names
- * from a list when headers were set before (X-Request-Id).
+ * (lower case). Names are lower-cased (HTTP field names are case-insensitive); repeated headers
+ * stay repeated (an array). An object, not a flat list: Node 20's `writeHead` keeps only the
+ * last of repeated names from a list when headers were set before (X-Request-Id).
  */
 export function responseHeaders(raw: readonly string[], drop?: ReadonlySet<string>): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
   let listed: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if ((raw[i] as string).length === 10 && (raw[i] as string).toLowerCase() === 'connection') {
-      listed = connectionTokens(raw[i + 1]);
-    }
-  }
-  const out: OutgoingHttpHeaders = {};
-  let names: Map<string, string> | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
+    const name = (raw[i] as string).toLowerCase();
     const value = raw[i + 1] as string;
-    const lower = name.toLowerCase();
-    if (notReturned.has(lower) || drop?.has(lower) || listed?.has(lower)) continue;
-    names ??= new Map();
-    const key = names.get(lower);
-    if (key === undefined) {
-      names.set(lower, name);
-      out[name] = value;
-    } else {
-      const previous = out[key];
-      out[key] = Array.isArray(previous) ? [...previous, value] : [previous as string, value];
+    if (notReturned.has(name)) {
+      if (name === 'connection') listed = connectionTokens(value);
+      continue;
     }
+    if (drop?.has(name)) continue;
+    const previous = out[name];
+    if (previous === undefined) out[name] = value;
+    else out[name] = Array.isArray(previous) ? [...previous, value] : [previous as string, value];
   }
+  // Rare: headers the provider declared hop-by-hop in its Connection header.
+  if (listed) for (const name of listed) delete out[name];
   return out;
 }

@@ -22,7 +22,7 @@ function rawPathProblem(path: string): string | undefined {
   return undefined;
 }
 
-const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const scheme = /^\/[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** Checks one decoded form of the path for what moves a request: dot segments, `//`, `\`, controls. */
 function decodedPathProblem(path: string): string | undefined {
@@ -31,14 +31,19 @@ function decodedPathProblem(path: string): string | undefined {
     if (c < 0x20 || c === 0x7f) return 'control characters are not allowed';
     if (c === 0x5c) return 'backslashes are not allowed';
   }
-  const segments = path.split('/');
-  if (scheme.test(segments[1] ?? '')) return 'absolute URLs are not allowed';
-  for (let i = 1; i < segments.length; i++) {
-    const segment = segments[i];
-    if (segment === '.' || segment === '..') return 'dot segments (".", "..") are not allowed';
-    if (segment === '' && i < segments.length - 1) return 'empty segments ("//") are not allowed';
+  if (scheme.test(path)) return 'absolute URLs are not allowed';
+  // Segment by segment, without allocating: "." and ".." anywhere, and no empty segment but the last.
+  let start = 1;
+  for (let end = path.indexOf('/', start); ; end = path.indexOf('/', start)) {
+    const stop = end === -1 ? path.length : end;
+    const length = stop - start;
+    if (length === 0 && end !== -1) return 'empty segments ("//") are not allowed';
+    if ((length === 1 || length === 2) && path.charCodeAt(start) === 0x2e && path.charCodeAt(stop - 1) === 0x2e) {
+      return 'dot segments (".", "..") are not allowed';
+    }
+    if (end === -1) return undefined;
+    start = end + 1;
   }
-  return undefined;
 }
 
 const encodedByte = /%([0-9A-Fa-f]{2})/g;

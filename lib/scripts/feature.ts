@@ -26,7 +26,7 @@ export interface ScriptsDeps {
   catalog: Catalog;
   events: EventBus;
   logger: Logger;
-  environments: readonly (Environment & { scriptLogLevel?: string })[];
+  environments: readonly Environment[];
   host: ScriptHost;
   baseUrl: string;
   cacheTtlMs: number;
@@ -42,13 +42,14 @@ export async function createScripts(deps: ScriptsDeps) {
   const options = resolveScriptsOptions(deps.options);
   const levels = new Map<string, LogLevel>();
   for (const env of deps.environments) {
-    if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(env.scriptLogLevel, `environment "${env.name}": scriptLogLevel`));
+    // Checked here too: JavaScript callers can pass anything.
+    if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(String(env.scriptLogLevel), `environment "${env.name}": scriptLogLevel`));
   }
   if (!options.engine && !storage.redis && storage.shared) {
     throw new Error(`scripts: storage "${storage.kind}" is shared but not Redis; pass scripts.engine so each schedule runs once`);
   }
 
-  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb });
+  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb, nice: options.nice });
   let registry: ScriptRegistry;
   try {
     registry = await createScriptRegistry({

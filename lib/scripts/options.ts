@@ -14,6 +14,8 @@ export interface ScriptsOptions {
   workers?: number;
   /** Heap limit of each worker (MB). Default 256. */
   heapMb?: number;
+  /** Linux nice value (0-19) of script threads, so spinning scripts yield the CPU to the proxy. Default 10. */
+  nice?: number;
   /** A sync run is stopped after this long. Default 1 hour. */
   syncTimeoutMs?: number;
   /** An action (or on-event script) is stopped after this long. Default 5 minutes. */
@@ -31,6 +33,7 @@ export interface ResolvedScriptsOptions {
   dir: string | undefined;
   workers: number;
   heapMb: number;
+  nice: number;
   syncTimeoutMs: number;
   actionTimeoutMs: number;
   minimumFrequencyMs: number;
@@ -47,6 +50,12 @@ const positive = (name: string, value: number | undefined, fallback: number): nu
   return value;
 };
 
+function niceValue(value: number | undefined): number {
+  if (value === undefined) return 10;
+  if (!Number.isInteger(value) || value < 0 || value > 19) throw new Error('scripts.nice must be an integer from 0 to 19');
+  return value;
+}
+
 export function resolveScriptsOptions(options: ScriptsOptions = {}): ResolvedScriptsOptions {
   let minimumFrequencyMs = defaultMinimumFrequencyMs;
   if (typeof options.minimumFrequency === 'number') minimumFrequencyMs = positive('minimumFrequency', options.minimumFrequency, 0);
@@ -61,6 +70,7 @@ export function resolveScriptsOptions(options: ScriptsOptions = {}): ResolvedScr
     dir: options.dir,
     workers: Math.floor(positive('workers', options.workers, Math.max(2, availableParallelism() - 1))),
     heapMb: positive('heapMb', options.heapMb, 256),
+    nice: niceValue(options.nice),
     syncTimeoutMs: positive('syncTimeoutMs', options.syncTimeoutMs, 3_600_000),
     actionTimeoutMs: positive('actionTimeoutMs', options.actionTimeoutMs, 300_000),
     minimumFrequencyMs,

@@ -1,7 +1,7 @@
 import type { GatewayEvent } from '../events/index.js';
 import type { AuthEventInput } from './payloads.js';
 
-const authTypes = ['connection.created', 'connection.overridden', 'connection.auth_failed', 'connection.auth_recovered', 'connection.deleted'] as const;
+const authTypes = ['connection.created', 'connection.overridden', 'connection.auth_failed', 'connection.auth_recovered', 'connection.deleted', 'connection.auth_attempt_failed'] as const;
 export type ConnectionEvent = Extract<GatewayEvent, { type: (typeof authTypes)[number] }>;
 
 /** The bus events that become auth webhooks (the bus may carry others). */
@@ -33,5 +33,16 @@ export function authEventFor(event: ConnectionEvent, authMode: string | undefine
       return { ...base, operation: 'refresh', success: true };
     case 'connection.deleted':
       return { ...base, operation: 'deletion', success: true };
+    case 'connection.auth_attempt_failed':
+      // An end user's authorization that did not finish (denied consent, replayed state, a
+      // refused code exchange): nothing was stored, the customer hears why.
+      return {
+        ...base,
+        operation: 'creation',
+        success: false,
+        source: event.operation,
+        end_user: event.end_user,
+        error: { code: event.code, message: event.message, ...(event.provider_error ? { provider_error: event.provider_error } : {}) },
+      };
   }
 }

@@ -4,12 +4,15 @@ import type { EndUser } from '../connections/index.js';
 export interface WebhookError {
   code: string;
   message: string;
+  /** The provider's own error, when a provider refused (e.g. a token exchange). */
+  provider_error?: { error: string; description: string } | undefined;
 }
 
 /** Authorization news about one connection. */
 export interface AuthEventInput {
   type: 'auth';
-  connection_id: string;
+  /** Null for a failed authorization attempt that never named a connection. */
+  connection_id: string | null;
   provider_config_key: string;
   provider?: string | undefined;
   /** creation and override: the connection was stored; refresh: its credentials failed (success false) or work again (success true); deletion: it was removed. */

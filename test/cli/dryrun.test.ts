@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { devKey } from '../helpers/gateway.js';
 import { apiKey, cliFor, cliGateway, header, json, tempFolder } from './setup.js';
 
 const docsSync = `${header}
@@ -132,16 +131,19 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
   });
 
   t.test('usage errors exit 2, gateway problems exit 3, an unknown connection exits 1', async (t) => {
-    t.match(await s.portico(['dryrun', 'docs'], dir), { code: 2, stderr: /needs <script> <connection-id>/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1', '--input', '{}'], dir), { code: 2, stderr: /--input is for actions; fake\/docs is a sync/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1', '--checkpoint', '{"a":1}'], dir), { code: 2, stderr: /--checkpoint is for incremental syncs/ });
-    t.match(await s.portico(['dryrun', 'add-note', 'c1', '--input', '{oops'], dir), { code: 2, stderr: /--input is not JSON/ });
-    t.match(await s.portico(['dryrun', 'nope', 'c1'], dir), { code: 2, stderr: /No script "nope".*fake\/add-note, fake\/docs, fake\/events/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1', '--bogus'], dir), { code: 2, stderr: /Unknown option '--bogus'/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1'], dir, { PORTICO_SECRET_KEY: '' }), { code: 2, stderr: /PORTICO_SECRET_KEY/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1'], dir, { PORTICO_SECRET_KEY: 'sk_wrong_key_0123456789' }), { code: 3, stderr: /refused the secret key \(unauthorized\)/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c1', '--url', 'http://127.0.0.1:9'], dir), { code: 3, stderr: /Cannot reach the gateway at http:\/\/127\.0\.0\.1:9/ });
-    t.match(await s.portico(['dryrun', 'docs', 'c2'], dir), { code: 1, stderr: /No connection "c2" under integration "fake"/ });
-    t.notOk(devKey === '');
+    const cases: [string[], Record<string, string>, number, RegExp][] = [
+      [['dryrun', 'docs'], {}, 2, /needs <script> <connection-id>/],
+      [['dryrun', 'docs', 'c1', '--input', '{}'], {}, 2, /--input is for actions; fake\/docs is a sync/],
+      [['dryrun', 'docs', 'c1', '--checkpoint', '{"a":1}'], {}, 2, /--checkpoint is for incremental syncs; fake\/docs is a full sync/],
+      [['dryrun', 'add-note', 'c1', '--input', '{oops'], {}, 2, /--input is not JSON/],
+      [['dryrun', 'nope', 'c1'], {}, 2, /No script "nope".*fake\/add-note, fake\/docs, fake\/events/],
+      [['dryrun', 'docs', 'c1', '--bogus'], {}, 2, /Unknown option '--bogus'/],
+      [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: '' }, 2, /PORTICO_SECRET_KEY/],
+      [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: 'sk_wrong_key_0123456789' }, 3, /refused the secret key \(unauthorized\)/],
+      [['dryrun', 'docs', 'c1', '--url', 'http://127.0.0.1:9'], {}, 3, /Cannot reach the gateway at http:\/\/127\.0\.0\.1:9/],
+      [['dryrun', 'docs', 'c2'], {}, 1, /No connection "c2" under integration "fake"/],
+    ];
+    const runs = await Promise.all(cases.map(([args, env]) => s.portico(args, dir, env)));
+    cases.forEach(([args, , code, stderr], i) => t.match(runs[i], { code, stderr }, args.join(' ')));
   });
 });

@@ -60,3 +60,13 @@ t.test('a script exhausting its heap is stopped and reported', async (t) => {
   t.teardown(() => pool.close());
   t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 60_000), { ok: false, reason: 'memory' });
 });
+
+t.test('a module that never finishes loading is stopped at the load limit', async (t) => {
+  const dir = t.testdir({});
+  const file = pathToFileURL(writeScript(dir, 'stuck.mjs', `for (;;) {}\nexport default createAction({ input: z.object({}), output: z.object({}), exec: async () => ({}) });`)).href;
+  const pool = createWorkerPool({ size: 1, heapMb: 64, loadTimeoutMs: 3_000 });
+  t.teardown(() => pool.close());
+  t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 1_000), {
+    ok: false, reason: 'timeout', error: { code: 'timeout', message: /did not load within 3000 ms/ },
+  });
+});

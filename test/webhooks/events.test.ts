@@ -63,3 +63,17 @@ t.test('gateway.webhooks.send: sync, records and action events for later feature
   t.ok(got.every((p) => typeof p.created_at === 'string' && p.environment === 'dev'), 'every payload says when and where');
   await t.rejects(send('staging', { type: 'records', connection_id: 'c1', provider_config_key: 'stripe', model: 'X', count: 1, cursor: null, modified_after: '2026-01-01T00:00:00Z' }), /no environment named "staging"/);
 });
+
+t.test('a failed end-user authorization becomes an auth webhook with success false', async (t) => {
+  const { gw, hook } = await setup(t);
+  await gw.gateway.events.publish({
+    type: 'connection.auth_attempt_failed', environment: 'dev', provider_config_key: 'stripe', provider: 'stripe',
+    connection_id: null, end_user: { id: 'eu-9', email: 'z@example.com' }, operation: 'oauth',
+    code: 'access_denied', message: 'The end user denied consent.', provider_error: { error: 'access_denied', description: 'User said no' },
+  });
+  await waitFor(() => hook.received.length === 1, 10_000, 'one auth event');
+  t.match(hook.payloads()[0], {
+    ...common, type: 'auth', connection_id: null, operation: 'creation', success: false, source: 'oauth',
+    end_user: { id: 'eu-9' }, error: { code: 'access_denied', provider_error: { error: 'access_denied' } },
+  });
+});

@@ -17,6 +17,7 @@ export interface CompiledScript {
   type: ScriptManifest['type'];
   /** The source, relative to the scripts folder. */
   source: string;
+  sourceFile: string;
   /** The bundle on disk (absolute). */
   file: string;
   bytes: number;
@@ -63,25 +64,33 @@ function removeStale(outDir: string, kept: readonly CompiledScript[]): void {
   }
 }
 
+/** The type-check as a step of its own: deploy runs it after the plan is confirmed. */
+export async function typeCheckStep(root: string, files: readonly string[], progress: (message: string) => void): Promise<Extract<CompileOutcome, { ok: false }> | null> {
+  const started = performance.now();
+  progress(`Type-checking ${files.length} script${files.length === 1 ? '' : 's'}…`);
+  const problems = await typeCheck(root, files, scriptApiFiles());
+  if (problems.length > 0) return { ok: false, stage: 'types', message: `Type errors: ${problems.length}.`, problems };
+  progress(`  types ok (${elapsed(started)})`);
+  return null;
+}
+
 /** Discover, type-check, bundle and load every script of a folder. */
 export async function compileScripts(options: CompileOptions): Promise<CompileOutcome> {
   const { root, outDir, progress } = options;
   const found = discoverScripts(root, [outDir]);
   if (!found.ok) return failed('legacy', legacyRefusal(root, found.legacy), found.legacy.map((file) => ({ file, code: 'unsupported_script_format', message: 'the YAML script configuration is no longer supported' })));
   const sources = found.scripts.filter((s) => options.only?.(s) ?? true);
-  if (found.problems.length > 0) return failed('layout', 'The scripts folder has naming problems.', found.problems);
+  // A dry-run of one script is not held up by another script's naming problem.
+  const naming = found.problems.filter((p) => sources.some((s) => s.relative === p.file));
+  if (naming.length > 0) return failed('layout', 'The scripts folder has naming problems.', naming);
   if (sources.length === 0) {
     return failed('layout', `No scripts in ${root}: expected <integration>/syncs/<name>.ts, <integration>/actions/<name>.ts (portico init writes an example of each).`);
   }
   const api = scriptApiFiles();
 
   if (options.typecheck) {
-    const started = performance.now();
-    progress(`Type-checking ${sources.length} script${sources.length === 1 ? '' : 's'}…`);
-    mkdirSync(outDir, { recursive: true });
-    const problems = await typeCheck(root, sources.map((s) => s.file), api, join(outDir, '.tsbuildinfo'));
-    if (problems.length > 0) return failed('types', `Type errors: ${problems.length}.`, problems);
-    progress(`  types ok (${elapsed(started)})`);
+    const failure = await typeCheckStep(root, sources.map((s) => s.file), progress);
+    if (failure) return failure;
   }
 
   const started = performance.now();
@@ -103,7 +112,7 @@ export async function compileScripts(options: CompileOptions): Promise<CompileOu
       continue;
     }
     scripts.push({
-      integration: b.source.integration, name: b.source.name, type: inspected.manifest.type, source: b.source.relative,
+      integration: b.source.integration, name: b.source.name, type: inspected.manifest.type, source: b.source.relative, sourceFile: b.source.file,
       file: b.outFile, bytes: Buffer.byteLength(b.code), sha256: hash, manifest: inspected.manifest, bundle: b.code,
     });
   }
@@ -111,7 +120,7 @@ export async function compileScripts(options: CompileOptions): Promise<CompileOu
 
   if (options.manifest) {
     removeStale(outDir, scripts);
-    const listed = scripts.map(({ bundle: _bundle, file, ...rest }) => ({ ...rest, file: relative(outDir, file).split(sep).join('/') }));
+    const listed = scripts.map(({ bundle: _bundle, sourceFile: _source, file, ...rest }) => ({ ...rest, file: relative(outDir, file).split(sep).join('/') }));
     writeFileSync(join(outDir, manifestFile), `${JSON.stringify({ compiled_at: new Date().toISOString(), scripts: listed }, null, 2)}\n`);
   }
   return { ok: true, scripts };

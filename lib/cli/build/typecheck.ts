@@ -51,24 +51,19 @@ const inside = (root: string, file: string) => {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('node_modules');
 };
 
-/**
- * Type-checks the scripts (and what they import from the folder); problems name file, line and
- * column. With `buildInfo`, results are kept there: an unchanged script is not checked again.
- */
-export async function typeCheck(root: string, files: readonly string[], api: ScriptApiFiles, buildInfo?: string): Promise<Problem[]> {
+/** Type-checks the scripts (and what they import from the folder); problems name file, line and column. */
+export async function typeCheck(root: string, files: readonly string[], api: ScriptApiFiles): Promise<Problem[]> {
   const ts = (await import('typescript')).default;
-  const options = { ...compilerOptions(ts), ...(buildInfo ? { incremental: true, tsBuildInfoFile: buildInfo } : {}) };
-  const host = ts.createIncrementalCompilerHost(options);
+  const options = compilerOptions(ts);
+  const host = ts.createCompilerHost(options);
   host.resolveModuleNameLiterals = withFallback(ts, host, api);
-  const builder = ts.createIncrementalProgram({ rootNames: [...files], options, host });
-  const program = builder.getProgram();
-  const diagnostics = [...builder.getOptionsDiagnostics(), ...builder.getGlobalDiagnostics()];
+  const program = ts.createProgram({ rootNames: [...files], options, host });
+  const diagnostics = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
   for (const source of program.getSourceFiles()) {
     // Only the folder's own files: libraries and the script API are not the author's to fix.
     if (!inside(root, source.fileName) || source.isDeclarationFile) continue;
-    diagnostics.push(...builder.getSyntacticDiagnostics(source), ...builder.getSemanticDiagnostics(source));
+    diagnostics.push(...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source));
   }
-  if (buildInfo) builder.emit();
   return diagnostics
     .filter((d) => d.category === ts.DiagnosticCategory.Error)
     .map((d) => {

@@ -1,12 +1,12 @@
 import { relative } from 'node:path';
-import { compileScripts } from '../build/compile.js';
+import { compileScripts, typeCheckStep } from '../build/compile.js';
 import { compileFailure } from '../build/report.js';
 import { dirOption, gatewayOptions, type Command } from '../command.js';
 import { confirm } from '../deploy/confirm.js';
-import { planDeploy, planLines, type ListedScript } from '../deploy/plan.js';
+import { planDeploy, planLines } from '../deploy/plan.js';
 import { CliError, exitCodes } from '../exit.js';
 import { elapsed, kilobytes } from '../io.js';
-import { gatewayFailure, gatewayTarget, onGateway } from '../gateway.js';
+import { gatewayTarget, onGateway } from '../gateway.js';
 import { projectPaths } from './paths.js';
 
 export const deployCommand: Command = {
@@ -20,7 +20,7 @@ export const deployCommand: Command = {
     ...gatewayOptions,
   },
   details: `
-Compiles first (as portico compile), then replaces the environment's deployed scripts with these
+Compiles first (as portico compile, the type-check once the plan is accepted), then replaces the environment's deployed scripts with these
 bundles (POST /scripts/deploy): the secret key names the environment. The plan lists each script
 as added (+), changed (~), unchanged (=) or removed (-). Removing a deployed sync, or a model
 from a sync, is destructive: at a terminal the command asks; elsewhere (CI, --json) it stops
@@ -33,9 +33,11 @@ was not confirmed (nothing changed).`,
     const { io, reporter, values } = context;
     const target = gatewayTarget(context);
     const { root, outDir } = projectPaths(context);
-    const listed = await onGateway(target, 'listing the deployed scripts', (c) => c.listScripts()) as unknown as ListedScript[];
+    const listed = await onGateway(target, 'listing the deployed scripts', (c) => c.listScripts());
 
-    const outcome = await compileScripts({ root, outDir, typecheck: true, manifest: true, progress: reporter.progress });
+    // Bundled and loaded first (the plan needs what each script declares); the slower
+    // type-check runs once the plan is confirmed, before anything is uploaded.
+    const outcome = await compileScripts({ root, outDir, typecheck: false, manifest: true, progress: reporter.progress });
     if (!outcome.ok) throw compileFailure(outcome);
     const plan = planDeploy(listed, outcome.scripts);
     reporter.text(`Changes for ${target.url}:`);
@@ -56,16 +58,19 @@ was not confirmed (nothing changed).`,
       }
     }
 
+    const typeErrors = await typeCheckStep(root, outcome.scripts.map((s) => s.sourceFile), reporter.progress);
+    if (typeErrors) throw compileFailure(typeErrors);
     const bytes = outcome.scripts.reduce((sum, s) => sum + s.bytes, 0);
     const started = performance.now();
     reporter.progress(`Uploading ${outcome.scripts.length} scripts (${kilobytes(bytes)}) to ${target.url}…`);
     try {
-      await target.client.deployScripts(outcome.scripts.map((s) => ({ integration: s.integration, name: s.name, bundle: s.bundle })));
+      // Idempotent: the same bundles replace the same deployment.
+      await onGateway(target, 'deploying', (c) => c.deployScripts(outcome.scripts.map((s) => ({ integration: s.integration, name: s.name, bundle: s.bundle }))), { idempotent: true });
     } catch (error) {
-      const failure = gatewayFailure(error, target.url, 'deploying');
-      const problems = (failure.details.problems ?? []) as { integration: string; name: string; message: string }[];
-      if (problems.length === 0) throw failure;
-      throw new CliError(failure.exitCode, failure.code, ['The gateway refused the deploy; nothing changed:', ...problems.map((p) => `  ${p.integration}/${p.name}: ${p.message}`)].join('\n'), failure.details);
+      if (!(error instanceof CliError)) throw error;
+      const problems = (error.details.problems ?? []) as { integration: string; name: string; message: string }[];
+      if (problems.length === 0) throw error;
+      throw new CliError(error.exitCode, error.code, ['The gateway refused the deploy; nothing changed:', ...problems.map((p) => `  ${p.integration}/${p.name}: ${p.message}`)].join('\n'), error.details);
     }
     reporter.text(`Deployed ${outcome.scripts.length} script${outcome.scripts.length === 1 ? '' : 's'} to ${target.url} (${elapsed(started)}).`);
     reporter.result({ ok: true, deployed: true, ...summary });

@@ -30,7 +30,8 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
   const { environment: env, providerConfigKey: pck, connectionId: cid, sync } = request;
   const entry = await deps.registry.get(env, pck, sync);
   if (entry?.manifest.type !== 'sync') return { status: 'skipped', reason: 'unknown_sync' };
-  const lease = await deps.coordinator.tryLock(lockKey(request), deps.limits.syncTimeoutMs + 60_000);
+  // Long enough for a wait in the worker queue plus the run; a crashed process frees it on expiry.
+  const lease = await deps.coordinator.tryLock(lockKey(request), deps.limits.syncTimeoutMs * 2 + 60_000);
   if (!lease) return { status: 'skipped', reason: 'already_running' };
   try {
     const connection = await deps.connections.get(env, pck, cid);

@@ -22,6 +22,10 @@ export interface WorkerPoolOptions {
   maxTasksPerWorker?: number;
   /** Idle workers beyond the first are stopped after this long. Default 60 s. */
   idleMs?: number;
+  /** Linux nice value of worker threads (0-19): how far scripts yield the CPU to the gateway. Default 10. */
+  nice?: number;
+  /** Starting a worker and importing the script may take this long; the run's own limit starts after. Default 60 s. */
+  loadTimeoutMs?: number;
 }
 
 export interface WorkerPool {
@@ -52,6 +56,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const queue: ((slot: Slot | null) => void)[] = [];
   const maxTasks = options.maxTasksPerWorker ?? 200;
   const idleMs = options.idleMs ?? 60_000;
+  const nice = Math.min(19, Math.max(0, Math.round(options.nice ?? 10)));
+  const loadTimeoutMs = options.loadTimeoutMs ?? 60_000;
   let closed = false;
 
   const spawn = (): Slot => {
@@ -134,7 +140,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       slot.tasks++;
       return new Promise<TaskOutcome>((resolve) => {
         let settled = false;
-        let stopped: 'timeout' | undefined;
+        let stopped: 'timeout' | 'load_timeout' | undefined;
         const finish = (outcome: TaskOutcome, reusable: boolean) => {
           if (settled) return;
           settled = true;
@@ -143,17 +149,20 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           if (reusable) release(slot);
           else slot.current = undefined;
         };
-        const timer = setTimeout(() => {
-          stopped = 'timeout';
+        const stop = (why: 'timeout' | 'load_timeout') => () => {
+          stopped = why;
           slots.delete(slot);
           void slot.worker.terminate();
-        }, timeoutMs);
+        };
+        // Loading (a fresh worker, the script's import) has its own bound; the run's limit starts once the script runs.
+        let timer = setTimeout(stop('load_timeout'), Math.max(loadTimeoutMs, timeoutMs));
         const send = (message: ToWorker) => { if (!settled) slot.worker.postMessage(message); };
         slot.current = (event) => {
           if (event.kind === 'exit') {
             const memory = (event.error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-            const reason = stopped ?? (memory ? 'memory' : closed ? 'closed' : 'crashed');
-            const message = reason === 'timeout' ? `the script ran longer than ${timeoutMs} ms and was stopped`
+            const reason = stopped === 'load_timeout' ? 'timeout' : stopped ?? (memory ? 'memory' : closed ? 'closed' : 'crashed');
+            const message = stopped === 'load_timeout' ? `the script's module did not load within ${Math.max(loadTimeoutMs, timeoutMs)} ms and was stopped`
+              : reason === 'timeout' ? `the script ran longer than ${timeoutMs} ms and was stopped`
               : reason === 'memory' ? `the script exceeded its ${options.heapMb} MB heap and was stopped`
                 : reason === 'closed' ? 'the script runtime closed during the run'
                   : `the script's worker stopped: ${event.error?.message ?? 'exited'}`;
@@ -161,7 +170,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
             return;
           }
           const { message } = event;
-          if (message.type === 'log') handlers.onLog(message.level, message.message);
+          if (message.type === 'started') {
+            clearTimeout(timer);
+            timer = setTimeout(stop('timeout'), timeoutMs);
+          } else if (message.type === 'log') handlers.onLog(message.level, message.message);
           else if (message.type === 'call') {
             handlers.onCall(message.method, message.args).then(
               (value) => send({ type: 'reply', id: message.id, ok: true, value }),
@@ -170,7 +182,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           } else if (message.ok) finish({ ok: true, value: message.value }, true);
           else finish({ ok: false, reason: 'script_error', error: message.error }, true);
         };
-        slot.worker.postMessage({ type: 'run', file, task } satisfies ToWorker);
+        slot.worker.postMessage({ type: 'run', file, task, nice } satisfies ToWorker);
       });
     },
     stats() {

@@ -50,11 +50,13 @@ export interface SerializedError {
 }
 
 export type ToWorker =
-  | { type: 'run'; file: string; task: Task }
+  | { type: 'run'; file: string; task: Task; nice: number }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: SerializedError };
 
 export type FromWorker =
+  /** The script's module is loaded: the run's time limit starts now. */
+  | { type: 'started' }
   | { type: 'call'; id: number; method: string; args: unknown[] }
   | { type: 'log'; level: LogLevel; message: string }
   | { type: 'done'; ok: true; value: unknown }

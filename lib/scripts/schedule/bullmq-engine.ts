@@ -63,9 +63,10 @@ export function createBullmqEngine(options: BullmqEngineOptions): JobEngine {
     async enqueue(job, dedupeId) {
       await queue.add(job.type, job, {
         ...(dedupeId !== undefined ? { jobId: safeId(dedupeId) } : {}),
-        // Completed ids are kept an hour so a duplicate enqueue (same slot) is ignored.
-        removeOnComplete: { age: 3_600, count: 10_000 },
-        removeOnFail: { age: 86_400, count: 1_000 },
+        // Completed sync ids are kept an hour so a duplicate enqueue (same slot) is ignored; an
+        // action's job (its input) goes at once: its result lives in the action's record.
+        removeOnComplete: job.type === 'action' ? true : { age: 3_600, count: 10_000 },
+        removeOnFail: job.type === 'action' ? true : { age: 86_400, count: 1_000 },
       });
     },
     async close() {

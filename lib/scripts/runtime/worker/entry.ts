@@ -10,13 +10,18 @@ import { execute, loadScript } from './execute.js';
 const port = parentPort;
 if (!port) throw new Error('the script worker must run in a worker thread');
 
-// Scripts run at the lowest CPU priority (Linux: this thread's nice value 19), so a script that
-// spins competes for a core with the gateway's event loop only when the loop has nothing to do.
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, 19);
-} catch {
-  // Not Linux, or /proc unavailable: the thread keeps the process's priority.
+// Scripts run at a lower CPU priority than the gateway (Linux: this thread's nice value), so a
+// script that spins gets a small share of a core the event loop needs.
+let niceSet: number | undefined;
+function lowerPriority(nice: number) {
+  if (niceSet === nice) return;
+  niceSet = nice;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // Not Linux, or /proc unavailable: the thread keeps the process's priority.
+  }
 }
 
 let nextCallId = 1;
@@ -44,7 +49,9 @@ port.on('message', (message: ToWorker) => {
   }
   void (async () => {
     try {
+      lowerPriority(message.nice);
       const script = await loadScript(message.file);
+      post({ type: 'started' });
       const value = await execute(script, message.task, call, (level, text) => post({ type: 'log', level, message: text }));
       post({ type: 'done', ok: true, value });
     } catch (error) {
