@@ -13,5 +13,7 @@ const code = await runCli(process.argv.slice(2), {
   stdin: process.stdin,
   interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
 });
-// Let pending writes flush instead of calling process.exit().
-process.exitCode = code;
+// A dry-run script may leave timers or sockets behind: exit once the output is written.
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

@@ -18,8 +18,6 @@ export interface ProxyOptions {
   maxBufferedResponseBytes?: number;
   /** Idle keep-alive sockets per provider host. Default 256. */
   maxFreeSockets?: number;
-  /** Idle keep-alive sockets are closed after this long. Default 15 s. */
-  freeSocketTimeoutMs?: number;
 }
 
 export type ResolvedProxyOptions = Required<ProxyOptions>;
@@ -34,7 +32,6 @@ export const proxyDefaults: ResolvedProxyOptions = {
   maxPageBytes: 32 * 1024 * 1024,
   maxBufferedResponseBytes: 50 * 1024 * 1024,
   maxFreeSockets: 256,
-  freeSocketTimeoutMs: 15_000,
 };
 
 /** Most `Retries` a caller may ask for. */

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import type { ResolvedProxyOptions } from './options.js';
+import { createDeadlines } from './deadlines.js';
 import { dropConnection } from './drop-connection.js';
 import type { ProviderBase } from './provider-base.js';
 
@@ -57,7 +58,10 @@ interface Target { protocol: string; host: string; hostname: string; port: numbe
  * client goes away, so `cancel` destroys it.
  */
 export function createUpstream(options: ResolvedProxyOptions) {
-  const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets, scheduling: 'lifo' as const, timeout: options.freeSocketTimeoutMs };
+  // No socket timeout on the agent: Node would re-arm it on every read and write. Idle sockets
+  // close when the provider closes them; a request that meets one just closed is sent again.
+  const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets, scheduling: 'lifo' as const };
+  const deadlines = createDeadlines(options.timeoutMs);
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
   const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, toProxy: true, prependPath: false });
@@ -87,7 +91,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
       const fail = (code: string) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        deadlines.clear(expire);
         const reason: SendFailure = cancel.aborted ? 'aborted' : timedOut ? 'timeout' : unreachableCodes.has(code) ? 'unreachable' : 'reset';
         resolve({ ok: false, reason, code, host, reusedSocket: clientRequest?.reusedSocket === true });
         clientRequest?.destroy();
@@ -97,8 +101,12 @@ export function createUpstream(options: ResolvedProxyOptions) {
         clientRequest?.destroy();
         fail(cancel.aborted ? 'ABORTED' : 'ETIMEDOUT');
       };
-      const timer = setTimeout(() => { timedOut = true; stop(); }, options.timeoutMs);
+      const expire = () => {
+        timedOut = true;
+        stop();
+      };
       if (cancel.aborted) return stop();
+      deadlines.set(expire);
       cancel.onAbort = stop;
       const exchange: Exchange = {
         onProxyReq(outgoing) {
@@ -110,7 +118,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
         onResponse(response) {
           if (settled) return void response.destroy();
           settled = true;
-          clearTimeout(timer);
+          deadlines.clear(expire);
           cancel.onAbort = () => {
             dropConnection(response.socket);
             response.destroy();
@@ -140,6 +148,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
       idle: count(httpAgent.freeSockets) + count(httpsAgent.freeSockets),
     }),
     close() {
+      deadlines.close();
       httpAgent.destroy();
       httpsAgent.destroy();
     },

@@ -49,8 +49,7 @@ t.test('the old YAML configuration is refused with the way to the current format
   const dir = tempFolder(t, { 'nango.yaml': legacyYaml, 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
   for (const command of [['compile'], ['deploy']]) {
     const run = await runPortico(cli, command, { cwd: dir, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } });
-    t.equal(run.code, command[0] === 'deploy' ? 3 : 1, `${command[0]}: ${run.stderr}`);
-    if (command[0] === 'deploy') continue;
+    t.equal(run.code, 1, `${command[0]}: ${run.stderr}`);
     t.match(run.stderr, /nango\.yaml: the YAML script configuration format is no longer supported \(deprecated 21 Jul 2025, removed 1 Dec 2025\)/);
     t.match(run.stderr, /How to move:[\s\S]*createSync[\s\S]*createAction[\s\S]*zod 4 schema/);
     t.match(run.stderr, /sync github\.issues\s+→\s+github\/syncs\/issues\.ts: export default createSync\(\{ models: \{ Issue \}, frequency, exec \}\) — frequency: 'every 30min'/);
@@ -59,8 +58,11 @@ t.test('the old YAML configuration is refused with the way to the current format
   }
   const json = await runPortico(cli, ['compile', '--json'], { cwd: dir });
   t.match(json, { code: 1, json: { ok: false, error: { code: 'unsupported_script_format', stage: 'legacy', problems: [{ file: 'nango.yaml' }] } } });
-  const nested = tempFolder(t, { 'github/syncs/service.yaml': 'integrations: {}\n' });
-  t.match(await runPortico(cli, ['compile'], { cwd: nested }), { code: 1, stderr: /github\/syncs\/service\.yaml: the YAML script configuration format is no longer supported/ });
+  const nested = tempFolder(t, { 'github/syncs/config.yml': 'integrations:\n  github: {}\n' });
+  t.match(await runPortico(cli, ['compile'], { cwd: nested }), { code: 1, stderr: /github\/syncs\/config\.yml: the YAML script configuration format is no longer supported/ });
+  // Other YAML (a compose file in a project root) is not the old format: the run goes on to the gateway.
+  const project = tempFolder(t, { 'docker-compose.yml': 'services:\n  gateway: {}\n', 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
+  t.match(await runPortico(cli, ['dryrun', 'ok', 'c1'], { cwd: project, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } }), { code: 3, stderr: /Cannot reach the gateway/ });
 });
 
 t.test('bundle and load errors name the file; an empty folder says what it expects', async (t) => {

@@ -103,4 +103,10 @@ t.test('deploy uploads compiled scripts, shows the changes, asks before destruct
   t.match(await portico.syncStatus({ providerConfigKey: 'fake', syncs: ['docs'] }).catch((e: unknown) => e), { code: 'unknown_script' }, 'the removed sync is gone');
   t.notOk(existsSync(join(dir, 'dist/fake/syncs/docs.mjs')), 'its stale bundle is removed from dist');
   t.ok(existsSync(join(dir, 'dist/fake/actions/add-note.mjs')));
+
+  // The gateway and key as flags instead of PORTICO_URL / PORTICO_SECRET_KEY.
+  const again = await s.portico(['deploy', '--url', s.gw.url, '--secret-key', devKey], dir, { PORTICO_URL: '', PORTICO_SECRET_KEY: '' });
+  t.equal(again.code, 0, again.stderr);
+  t.match(again.stdout, /= fake\/add-note\s+action, unchanged\n\s+= fake\/ping\s+action, unchanged\nNothing to deploy: every script is up to date\./);
+  t.notMatch(again.stderr, /Type-checking|Uploading/, 'nothing compiled twice, nothing uploaded');
 });

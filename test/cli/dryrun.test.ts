@@ -62,7 +62,8 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
   const ref = { environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', model: 'Doc' };
   await s.gw.gateway.records.saveBatch(ref, [{ id: '1', title: 'One' }, { id: '2', title: 'Old two' }, { id: '9', title: 'Gone' }]);
   const before = (await s.gw.call('GET', '/records?model=Doc', { headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' } })).json;
-  const dir = tempFolder(t, { 'fake/syncs/docs.ts': docsSync, 'fake/syncs/events.ts': eventsSync, 'fake/actions/add-note.ts': addNote });
+  const boom = `${header}export default createSync({\n  frequency: 'every hour',\n  models: { A: z.object({ id: z.string() }) },\n  async exec() {\n    throw new Error('boom');\n  },\n});\n`;
+  const dir = tempFolder(t, { 'fake/syncs/docs.ts': docsSync, 'fake/syncs/events.ts': eventsSync, 'fake/actions/add-note.ts': addNote, 'fake/syncs/boom.ts': boom });
 
   t.test('a full sync: records, summary against stored records, every log level', async (t) => {
     const run = await s.portico(['dryrun', 'docs', 'c1'], dir);
@@ -130,13 +131,19 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
     t.match(bad.json, { ok: false, type: 'action', error: { code: 'invalid_input', field: 'input.text' } });
   });
 
+  t.test('a failing script: exit 1, the error and its line in the .ts source', async (t) => {
+    const run = await s.portico(['dryrun', 'boom', 'c1'], dir);
+    t.equal(run.code, 1);
+    t.match(run.stdout, /Dry run of fake\/boom failed \(.*\): script_error: boom\n.*fake\/syncs\/boom\.ts:7:\d+[\s\S]*Nothing was saved\./);
+  });
+
   t.test('usage errors exit 2, gateway problems exit 3, an unknown connection exits 1', async (t) => {
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [['dryrun', 'docs'], {}, 2, /needs <script> <connection-id>/],
       [['dryrun', 'docs', 'c1', '--input', '{}'], {}, 2, /--input is for actions; fake\/docs is a sync/],
       [['dryrun', 'docs', 'c1', '--checkpoint', '{"a":1}'], {}, 2, /--checkpoint is for incremental syncs; fake\/docs is a full sync/],
       [['dryrun', 'add-note', 'c1', '--input', '{oops'], {}, 2, /--input is not JSON/],
-      [['dryrun', 'nope', 'c1'], {}, 2, /No script "nope".*fake\/add-note, fake\/docs, fake\/events/],
+      [['dryrun', 'nope', 'c1'], {}, 2, /No script "nope".*fake\/add-note, fake\/boom, fake\/docs, fake\/events/],
       [['dryrun', 'docs', 'c1', '--bogus'], {}, 2, /Unknown option '--bogus'/],
       [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: '' }, 2, /PORTICO_SECRET_KEY/],
       [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: 'sk_wrong_key_0123456789' }, 3, /refused the secret key \(unauthorized\)/],

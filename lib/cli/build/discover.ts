@@ -1,5 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { parse } from 'yaml';
 
 /** One script source: `<integration>/[syncs|actions|on-events/]<name>.ts`. */
 export interface ScriptSource {
@@ -30,6 +31,20 @@ export type Discovery =
 const scriptFolders = ['', 'syncs', 'actions', 'on-events'];
 const sourceExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 const isYaml = (name: string) => /\.ya?ml$/i.test(name);
+
+/**
+ * The removed script configuration: a YAML file named like it, or one declaring `integrations:`.
+ * A scripts folder may be a project root, so other YAML (CI, compose files) is left alone.
+ */
+function isLegacyConfig(file: string): boolean {
+  if (/^(nango|service|portico|scripts)\.ya?ml$/i.test(basename(file))) return true;
+  try {
+    const doc = parse(readFileSync(file, 'utf8')) as unknown;
+    return doc !== null && typeof doc === 'object' && 'integrations' in doc;
+  } catch {
+    return false;
+  }
+}
 /** The gateway's rules for names (deploy schema): what it would refuse, compile refuses first. */
 export const integrationKey = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,99}$/;
 export const scriptNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -47,7 +62,7 @@ export function discoverScripts(dir: string, skip: readonly string[] = []): Disc
   const scripts: ScriptSource[] = [];
   const legacy: string[] = [];
   for (const top of readdirSync(root, { withFileTypes: true })) {
-    if (top.isFile() && isYaml(top.name)) legacy.push(top.name);
+    if (top.isFile() && isYaml(top.name) && isLegacyConfig(join(root, top.name))) legacy.push(top.name);
     const integrationDir = join(root, top.name);
     if (!top.isDirectory() || top.name.startsWith('.') || top.name === 'node_modules' || skipped.has(integrationDir)) continue;
     for (const folder of scriptFolders) {
@@ -56,7 +71,7 @@ export function discoverScripts(dir: string, skip: readonly string[] = []): Disc
       for (const entry of readdirSync(path, { withFileTypes: true })) {
         if (!entry.isFile()) continue;
         const file = join(path, entry.name);
-        if (isYaml(entry.name)) legacy.push(slash(relative(root, file)));
+        if (isYaml(entry.name) && isLegacyConfig(file)) legacy.push(slash(relative(root, file)));
         const ext = extname(entry.name);
         if (!sourceExtensions.has(ext) || entry.name.endsWith('.d.ts') || /^[._]/.test(entry.name)) continue;
         scripts.push({ integration: top.name, name: basename(entry.name, ext), file, relative: slash(relative(root, file)), folder });

@@ -33,12 +33,11 @@ was not confirmed (nothing changed).`,
     const { io, reporter, values } = context;
     const target = gatewayTarget(context);
     const { root, outDir } = projectPaths(context);
-    const listed = await onGateway(target, 'listing the deployed scripts', (c) => c.listScripts());
-
     // Bundled and loaded first (the plan needs what each script declares); the slower
     // type-check runs once the plan is confirmed, before anything is uploaded.
     const outcome = await compileScripts({ root, outDir, typecheck: false, manifest: true, progress: reporter.progress });
     if (!outcome.ok) throw compileFailure(outcome);
+    const listed = await onGateway(target, 'listing the deployed scripts', (c) => c.listScripts());
     const plan = planDeploy(listed, outcome.scripts);
     reporter.text(`Changes for ${target.url}:`);
     reporter.text(planLines(plan).join('\n'));
