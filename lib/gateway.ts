@@ -119,8 +119,9 @@ export async function createGateway(options: GatewayOptions) {
   const publicPaths = publicRouters.flatMap((r) => r.stack);
 
   const middleware: Middleware = compose([
-    createErrorHandler(logger),
+    // The request log sits outside the error handler so it logs the status the caller got.
     createRequestLog(logger),
+    createErrorHandler(logger),
     async (ctx, next) => {
       // A public route answers without a key; everything else needs one, then 404s if unmatched.
       if (publicPaths.some((layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)))) {

@@ -8,6 +8,7 @@ export { createCatalog, providerSchema, type Provider } from './providers/index.
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
 export type { Integration, IntegrationCredentials } from './integrations/index.js';
 export type { GatewayEvent } from './events/index.js';
+export type { ProxyOptions, ProxyRequest, ProxyResponse } from './proxy/index.js';
 export type { PostConnectionHook, PostConnectionContext, ConnectResult } from './oauth/index.js';
 export type { CreateSessionInput } from './connect/index.js';
 export type { DeleteResult, ListOptions, ListResult, PruneResult, PublicRecord, RecordFilter, RecordStore, RecordsPage, SaveResult, StreamRef, StreamStats } from './records/index.js';

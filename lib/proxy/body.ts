@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
-import { GatewayError } from '../errors.js';
+import { fail, GatewayError } from '../errors.js';
 
 /**
  * A proxied request's body. Only `bytes` can be sent more than once (retries, a refresh after
@@ -92,10 +92,26 @@ export async function incomingBody(req: IncomingMessage, replayLimit: number): P
   const length = chunked || !Number.isSafeInteger(declared) ? undefined : declared;
   // Mounted in Express after a body parser: the stream is spent, the parsed body is what is left.
   const parsed = (req as { body?: unknown }).body;
-  if (parsed !== undefined && req.readableEnded) return { kind: 'bytes', bytes: toBytes(parsed) };
+  if (parsed !== undefined && req.readableEnded) return { kind: 'bytes', bytes: alreadyParsed(parsed, req.headers['content-type']) };
   if (length === 0) return { kind: 'none', first: req };
   if (length !== undefined && length <= replayLimit) return { kind: 'bytes', bytes: await readAll(req, replayLimit) };
   return { kind: 'stream', stream: req, length, used: false };
+}
+
+/**
+ * The bytes of a body a host framework's parser already read: raw bytes and text as they are,
+ * JSON and flat forms encoded again in their own content type. Anything else cannot be
+ * rebuilt faithfully, so the caller is told where to mount the gateway.
+ */
+function alreadyParsed(value: unknown, contentType: string | undefined): Buffer {
+  if (Buffer.isBuffer(value) || typeof value === 'string') return toBytes(value);
+  const type = contentType?.toLowerCase() ?? '';
+  if (/^application\/([\w.+-]*\+)?json\b/.test(type)) return toBytes(value);
+  if (type.startsWith('application/x-www-form-urlencoded') && value !== null && typeof value === 'object' &&
+    Object.values(value).every((v) => typeof v === 'string')) {
+    return Buffer.from(new URLSearchParams(value as Record<string, string>).toString());
+  }
+  return fail('invalid_request', 'The request body was already read by a body parser mounted before the gateway; mount the gateway before body parsers (or leave them off its path).');
 }
 
 /** Bytes of a body given as a value: raw bytes and strings as they are, anything else as JSON. */

@@ -7,6 +7,7 @@ import { requestHeaders } from './headers.js';
 import type { ResolvedProxyOptions } from './options.js';
 import type { PageRequest } from './paginate.js';
 import type { PreparedCall } from './prepare.js';
+import { proxyChannels, type ProxyEventSubject } from './diagnostics.js';
 import { announcedWait, backoff, isIdempotent, isRetryableStatus, sleep } from './retry.js';
 import type { Cancel, SendOutcome, Upstream, UpstreamRequest } from './upstream.js';
 
@@ -26,6 +27,16 @@ function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: 
 }
 
 const staticModes = new Set(['API_KEY', 'BASIC', 'NONE']);
+
+const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => ({
+  environment: call.target.environment,
+  providerConfigKey: call.target.connection.provider_config_key,
+  connectionId: call.target.connection.connection_id,
+  provider: call.target.provider.name,
+  method: call.method,
+  host: call.base.host,
+  path: page.path,
+});
 
 /** Caller query, then the catalog's static query, then credentials; a caller parameter named like either is dropped. */
 function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
@@ -92,8 +103,12 @@ export function createExchange(deps: ExchangeDeps) {
           staleSocketRetried = true;
           continue;
         }
-        if (!retryable()) throw upstreamError(outcome, options.timeoutMs);
+        if (!retryable()) {
+          if (proxyChannels.error.hasSubscribers) proxyChannels.error.publish({ ...subject(call, page), reason: outcome.reason, code: outcome.code });
+          throw upstreamError(outcome, options.timeoutMs);
+        }
         const delay = backoff(retries++, options.retryBaseDelayMs, options.retryMaxDelayMs);
+        if (proxyChannels.retry.hasSubscribers) proxyChannels.retry.publish({ ...subject(call, page), reason: outcome.reason, attempt: retries, delayMs: delay });
         deps.logger.debug('proxy retry', { reason: outcome.reason, code: outcome.code, host: outcome.host, delay_ms: delay, attempt: retries });
         if (!(await sleep(delay, cancel))) return undefined;
         continue;
@@ -113,11 +128,13 @@ export function createExchange(deps: ExchangeDeps) {
           const delay = announced ?? backoff(retries, options.retryBaseDelayMs, options.retryMaxDelayMs);
           retries++;
           response.resume();
+          if (proxyChannels.retry.hasSubscribers) proxyChannels.retry.publish({ ...subject(call, page), reason: String(status), attempt: retries, delayMs: delay });
           deps.logger.debug('proxy retry', { status, host: call.base.host, delay_ms: delay, attempt: retries });
           if (!(await sleep(delay, cancel))) return undefined;
           continue;
         }
       }
+      if (proxyChannels.response.hasSubscribers) proxyChannels.response.publish({ ...subject(call, page), status, retries, refreshed });
       return response;
     }
   };

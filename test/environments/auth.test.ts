@@ -39,3 +39,13 @@ t.test('logs never carry the secret key or credentials', async (t) => {
   t.equal(parsed.msg, 'request');
   t.ok(parsed.request_id);
 });
+
+t.test('the request log line carries the status the caller got, errors included', async (t) => {
+  const lines: string[] = [];
+  const { createLogger } = await import('../../lib/http/logger.js');
+  const gw = await startGateway(t, { logger: createLogger({ level: 'info', write: (l) => lines.push(l) }) });
+  await gw.call('GET', '/providers', { key: null });
+  await gw.call('GET', '/providers/nope');
+  const statuses = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request').map((l) => l.status);
+  t.same(statuses, [401, 404]);
+});

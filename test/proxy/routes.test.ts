@@ -129,7 +129,7 @@ async function mountedGateway(baseUrl: string, providerUrl: string) {
 
 const control = { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1' };
 
-t.test('mounted under a prefix with koa-mount, and in Express behind express.json()', async (t) => {
+t.test('mounted under a prefix with koa-mount, and in Express behind express.json() and express.urlencoded()', async (t) => {
   const s = await proxySetup(t, { respond: echo });
   const koaGw = await mountedGateway('http://127.0.0.1/portico', s.provider.url);
   const app = new Koa();
@@ -138,6 +138,7 @@ t.test('mounted under a prefix with koa-mount, and in Express behind express.jso
   const expressGw = await mountedGateway('http://127.0.0.1/api/portico', s.provider.url);
   const host = express();
   host.use(express.json());
+  host.use(express.urlencoded({ extended: false }));
   host.use('/api/portico', toExpress(expressGw.gateway));
   const expressServer = await listen(host);
   t.teardown(async () => {
@@ -154,4 +155,7 @@ t.test('mounted under a prefix with koa-mount, and in Express behind express.jso
   t.equal(viaExpress.status, 201);
   t.equal(s.provider.received.at(-1)?.url, '/v2/things');
   t.same(JSON.parse(s.provider.received.at(-1)?.body.toString() ?? ''), { name: 'x' }, 'a body Express already parsed is still forwarded');
+  const form = await send(expressServer.url, 'POST', '/api/portico/proxy/v2/form', { ...control, 'content-type': 'application/x-www-form-urlencoded' }, 'a=1&b=two+words');
+  t.equal(form.status, 201);
+  t.equal(s.provider.received.at(-1)?.body.toString(), 'a=1&b=two+words', 'a form Express already parsed is encoded again');
 });
