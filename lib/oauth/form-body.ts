@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { fail } from '../errors.js';
+import { readRawBody } from '../http/body.js';
 
 const limit = 16 * 1024;
 
@@ -8,18 +9,9 @@ export async function readForm(ctx: Context): Promise<Record<string, string>> {
   if (!ctx.is('application/x-www-form-urlencoded')) {
     fail('unsupported_media_type', 'The form must be sent as application/x-www-form-urlencoded.');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      fail('payload_too_large', `The form is larger than ${limit} bytes.`);
-    }
-    chunks.push(chunk);
-  }
+  const body = await readRawBody(ctx, limit);
   const out: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) {
+  for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
     if (!(name in out)) out[name] = value;
   }
   return out;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
+import { createClient } from '@keyv/redis';
 import type { Test } from 'tap';
 
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -32,3 +33,17 @@ export async function requireRedis(t: Test): Promise<boolean> {
 
 /** A key prefix unique to this run, so parallel tests never share Redis keys. */
 export const uniquePrefix = (label: string) => `portico-test:${label}:${randomUUID()}:`;
+
+/** Deletes every Redis key under `prefix` (what a test run wrote). */
+export async function removeRedisKeys(prefix: string, url = redisUrl) {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.unlink(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}

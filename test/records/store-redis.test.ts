@@ -1,8 +1,7 @@
-import { createClient } from '@keyv/redis';
 import t from 'tap';
 import { createRedisStorage } from '../../adapters/storage/index.js';
 import { createRecordStore } from '../../lib/records/index.js';
-import { redisUrl, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { many, page, readAll, refOf } from './contract.js';
 import { runRecordStoreContract } from './contract-suite.js';
 
@@ -32,15 +31,6 @@ if (await requireRedis(t)) {
   });
 }
 
-async function removeKeys() {
-  const client = createClient({ url: redisUrl });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (keys.length > 0) await client.unlink(keys);
-    }
-  } finally {
-    await client.close();
-  }
+function removeKeys() {
+  return removeRedisKeys(prefix);
 }

@@ -1,9 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { createClient } from '@keyv/redis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fakeProvider, type Received } from '../helpers/http.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { redisUrl } from '../helpers/redis.js';
 
 /** A customer's webhook receiver on 127.0.0.1:0: records every request with its arrival time. */
 export async function receiver(respond: (req: Received, res: ServerResponse, index: number) => void | Promise<void> = (_req, res) => { res.end('ok'); }) {
@@ -47,16 +45,4 @@ export async function importConnection(gw: TestGateway, id: string, pck = 'strip
 /** Fast retries for tests; the spec's defaults are asserted in policy.test.ts. */
 export const fastPolicy = { timeoutMs: 500, backoffMs: 50, backoffFactor: 2, jitter: 0 };
 
-/** Deletes every Redis key under `prefix` (what a test run wrote). */
-export async function removeRedisKeys(prefix: string) {
-  const client = createClient({ url: redisUrl });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (keys.length > 0) await client.unlink(keys);
-    }
-  } finally {
-    await client.close();
-  }
-}
+export { removeRedisKeys } from '../helpers/redis.js';
