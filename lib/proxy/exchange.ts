@@ -67,15 +67,14 @@ export function createExchange(deps: ExchangeDeps) {
   const { upstream, resolver, options } = deps;
   // Static credentials change only by a write, which replaces the cached connection object.
   const staticMaterial = new WeakMap<PreparedCall['target']['connection'], AuthMaterial>();
-  const materialOf = async (call: PreparedCall): Promise<AuthMaterial> => {
+  /** The cached material of static credentials (no await), or the resolver's answer. */
+  const materialOf = (call: PreparedCall): AuthMaterial | Promise<AuthMaterial> => {
     const { connection } = call.target;
     if (!staticModes.has(connection.credentials.type)) return resolver.resolve(call.target);
-    let material = staticMaterial.get(connection);
-    if (!material) {
-      material = await resolver.resolve(call.target);
+    return staticMaterial.get(connection) ?? resolver.resolve(call.target).then((material) => {
       staticMaterial.set(connection, material);
-    }
-    return material;
+      return material;
+    });
   };
 
   const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: NonNullable<ReturnType<typeof openBody>>): UpstreamRequest => {
@@ -86,7 +85,8 @@ export function createExchange(deps: ExchangeDeps) {
   };
 
   return async function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
-    let auth = await materialOf(call);
+    const material = materialOf(call);
+    let auth = material instanceof Promise ? await material : material;
     let refreshed = false;
     let staleSocketRetried = false;
     let retries = 0;

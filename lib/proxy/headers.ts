@@ -8,7 +8,8 @@ const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authent
 
 // `host` is the provider's; `expect` was answered by this server already (100-continue).
 const notForwarded = new Set([...hopByHop, ...controlHeaderNames, 'host', 'expect']);
-const notReturned = new Set(hopByHop);
+// `Portico-Error` marks answers the gateway itself made; a provider must not be able to forge it.
+const notReturned = new Set([...hopByHop, 'portico-error']);
 
 /** Extra header names a `Connection` header declares hop-by-hop (`Connection: close, x-trace`). */
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {

@@ -47,7 +47,8 @@ export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
   type Ctx = Parameters<Middleware<GatewayState>>[0];
 
   const streamed = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
-    const body = await incomingBody(ctx.req, call.mayReplay ? options.replayableBodyBytes : 0);
+    const incoming = incomingBody(ctx.req, call.mayReplay ? options.replayableBodyBytes : 0);
+    const body = incoming instanceof Promise ? await incoming : incoming;
     const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
     ctx.respond = false;
     // No response: the caller went away, there is no one to answer.

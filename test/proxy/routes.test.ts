@@ -98,7 +98,7 @@ t.test('the provider\'s error responses pass through unchanged', async (t) => {
   const s = await proxySetup(t, {
     respond: (req, res) => {
       if (req.url.includes('missing')) {
-        res.writeHead(404, 'Not Here', { 'content-type': 'application/json', 'x-request-cost': '3' });
+        res.writeHead(404, 'Not Here', { 'content-type': 'application/json', 'x-request-cost': '3', 'portico-error': 'unknown_connection' });
         res.end('{"message":"Not Found","documentation_url":"https://example.com"}');
       } else {
         res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '120' });
@@ -110,6 +110,7 @@ t.test('the provider\'s error responses pass through unchanged', async (t) => {
   t.equal(missing.status, 404);
   t.equal(missing.body.toString(), '{"message":"Not Found","documentation_url":"https://example.com"}');
   t.equal(missing.headers['x-request-cost'], '3');
+  t.equal(missing.headers['portico-error'], undefined, 'a provider cannot pose as the gateway with Portico-Error');
   const down = await s.proxy('GET', '/v1/down');
   t.equal(down.status, 503);
   t.equal(down.body.toString(), 'maintenance');
