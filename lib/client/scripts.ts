@@ -1,5 +1,6 @@
 import { PorticoError } from './errors.js';
 import type { Http } from './http.js';
+import type { RunInfo } from '../scripts/state/sync-state.js';
 
 export type ScriptLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -11,17 +12,8 @@ export interface SyncSelection {
   connectionId?: string;
 }
 
-export interface SyncRunInfo {
-  run_id: string;
-  status: 'running' | 'success' | 'failed';
-  mode: 'full' | 'incremental';
-  trigger: 'schedule' | 'api' | 'connection';
-  scheduled_at: string | null;
-  started_at: string;
-  finished_at: string | null;
-  results: Record<string, { added: number; updated: number; deleted: number }>;
-  error: { code: string; message: string } | null;
-}
+/** One sync run, as the gateway reports it (the server's own type; erased at build). */
+export type SyncRunInfo = RunInfo;
 
 export interface SyncStatus {
   sync: string;
