@@ -1,5 +1,6 @@
 import { PorticoError } from './errors.js';
 import type { Http } from './http.js';
+import type { SyncStatus as ServerSyncStatus } from '../scripts/api/sync-api.js';
 import type { RunInfo } from '../scripts/state/sync-state.js';
 
 export type ScriptLogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -15,17 +16,8 @@ export interface SyncSelection {
 /** One sync run, as the gateway reports it (the server's own type; erased at build). */
 export type SyncRunInfo = RunInfo;
 
-export interface SyncStatus {
-  sync: string;
-  provider_config_key: string;
-  connection_id: string;
-  status: 'running' | 'success' | 'failed' | 'idle';
-  paused: boolean;
-  frequency: string | null;
-  sync_type: 'full' | 'incremental';
-  next_run_at: string | null;
-  latest_run: SyncRunInfo | null;
-}
+/** One sync for one connection, as `GET /sync/status` reports it (the server's own type). */
+export type SyncStatus = ServerSyncStatus;
 
 export interface SyncRef {
   sync: string;

@@ -1,6 +1,6 @@
 import { PorticoError, type PorticoClient, type ProxyMethod } from '../../client/index.js';
-import type { ProxyConfig } from '../../scripts/define/index.js';
 import type { ScriptCall } from '../../scripts/local.js';
+import { checkProxyConfig } from '../../scripts/run/proxy-call.js';
 import type { FixtureRecorder } from './fixtures.js';
 import type { RecordTracker } from './records.js';
 
@@ -30,7 +30,6 @@ const plainHeaders = (headers: Headers) => {
   return out;
 };
 
-const methods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const asObject = (value: unknown, what: string): Record<string, unknown> => {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be an object`);
   return value as Record<string, unknown>;
@@ -42,14 +41,8 @@ const list = <T>(value: unknown): T[] => {
 
 /** A proxied call through the gateway's `/proxy`: the credentials stay in the gateway. */
 async function proxy(deps: DryRunCallDeps, raw: unknown) {
-  const config = (raw ?? {}) as Partial<ProxyConfig>;
-  const endpoint = config.endpoint;
   // The gateway's own rule for scripts: a path under the provider's base URL, never a URL.
-  if (typeof endpoint !== 'string' || !endpoint.startsWith('/') || endpoint.startsWith('//') || /[\\\r\n]/.test(endpoint)) {
-    throw new Error('proxy: endpoint must be a path starting with "/" (the provider\'s base URL is added by the gateway)');
-  }
-  const method = (config.method ?? 'GET').toUpperCase();
-  if (!methods.has(method)) throw new Error(`proxy: method ${method} is not one of ${[...methods].join(', ')}`);
+  const { config, endpoint, method } = checkProxyConfig(raw);
   deps.state.proxyCalls++;
   let response: { status: number; headers: Record<string, string>; data: unknown };
   try {

@@ -4,10 +4,10 @@ import type { HostProxyRequest } from '../host.js';
 const methods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Turns a script's `proxy(config)` into a host request. The endpoint must be a plain path: the
- * provider's host comes from the catalog, never from the script or a provider's response.
+ * The rule every script call obeys, in the gateway and in the CLI's dry run: the endpoint is a
+ * plain path under the provider's base URL (never a URL), the method one of five.
  */
-export function toHostRequest(target: Pick<HostProxyRequest, 'environment' | 'providerConfigKey' | 'connectionId'>, raw: unknown): HostProxyRequest {
+export function checkProxyConfig(raw: unknown): { config: Partial<ProxyConfig>; endpoint: string; method: string } {
   const config = (raw ?? {}) as Partial<ProxyConfig>;
   const endpoint = config.endpoint;
   if (typeof endpoint !== 'string' || !endpoint.startsWith('/') || endpoint.startsWith('//') || /[\\\r\n]/.test(endpoint)) {
@@ -15,6 +15,15 @@ export function toHostRequest(target: Pick<HostProxyRequest, 'environment' | 'pr
   }
   const method = (config.method ?? 'GET').toUpperCase();
   if (!methods.has(method)) throw new Error(`proxy: method ${method} is not one of ${[...methods].join(', ')}`);
+  return { config, endpoint, method };
+}
+
+/**
+ * Turns a script's `proxy(config)` into a host request. The endpoint must be a plain path: the
+ * provider's host comes from the catalog, never from the script or a provider's response.
+ */
+export function toHostRequest(target: Pick<HostProxyRequest, 'environment' | 'providerConfigKey' | 'connectionId'>, raw: unknown): HostProxyRequest {
+  const { config, endpoint, method } = checkProxyConfig(raw);
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(config.params ?? {})) {
     if (value === undefined || value === null) continue;
