@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from './http/logger.js';
 
 /**
@@ -134,28 +134,33 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
 /** Response header naming the code of an error the gateway itself answered with. */
 export const errorCodeHeader = 'Portico-Error';
 
-/** The one error middleware at the edge of the stack. Unknown errors become `server_error`. */
+/** Answers a thrown error: the gateway's own with its code and status, anything else as `server_error` without internals. */
+export function answerError(ctx: Context, err: unknown, logger: Logger): void {
+  const known = GatewayError.is(err) ? err : fromHttpError(err as { status?: number });
+  // Tells the gateway's own errors from a provider's answer passed through the proxy (the SDK reads it).
+  if (known) {
+    ctx.status = known.status;
+    ctx.set(errorCodeHeader, known.code);
+    ctx.body = errorBody(known.code, known.message, known.details);
+    return;
+  }
+  logger.error('unhandled error', {
+    request_id: ctx.state.requestId,
+    error: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+  ctx.status = 500;
+  ctx.set(errorCodeHeader, 'server_error');
+  ctx.body = errorBody('server_error', 'An internal error occurred.', { request_id: ctx.state.requestId });
+}
+
+/** The one error middleware, for a stack of its own (the gateway's edge does the same in `lib/http/edge.ts`). */
 export function createErrorHandler(logger: Logger): Middleware {
   return async function handleErrors(ctx, next) {
     try {
       await next();
     } catch (err) {
-      const known = GatewayError.is(err) ? err : fromHttpError(err as { status?: number });
-      // Tells the gateway's own errors from a provider's answer passed through the proxy (the SDK reads it).
-      if (known) {
-        ctx.status = known.status;
-        ctx.set(errorCodeHeader, known.code);
-        ctx.body = errorBody(known.code, known.message, known.details);
-        return;
-      }
-      logger.error('unhandled error', {
-        request_id: ctx.state.requestId,
-        error: err instanceof Error ? err.message : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-      ctx.status = 500;
-      ctx.set(errorCodeHeader, 'server_error');
-      ctx.body = errorBody('server_error', 'An internal error occurred.', { request_id: ctx.state.requestId });
+      answerError(ctx, err, logger);
     }
   };
 }

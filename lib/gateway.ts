@@ -5,12 +5,12 @@ import { createConnectSessionRoutes, createConnectSessionStore } from './connect
 import { createConnectionRoutes, createConnectionService, createRemovedConnectionRoutes } from './connections/index.js';
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
-import { createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
-import { createErrorHandler, fail } from './errors.js';
+import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
+import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
 import { createLogger } from './http/logger.js';
-import { createRequestLog } from './http/request-log.js';
+import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
 import { createFlowStore, createHookRegistry, createOAuthRoutes } from './oauth/index.js';
@@ -113,26 +113,36 @@ export async function createGateway(options: GatewayOptions) {
   protectedRouters.push(...scripts.routes);
   closers.push(() => scripts.close());
 
-  const auth = createSecretKeyAuth(createKeyMatcher(options.environments));
+  const authenticate = createAuthenticate(createKeyMatcher(options.environments));
+  const auth = createSecretKeyAuth(authenticate);
   const publicStack = compose(publicRouters.map((r) => r.routes() as Middleware));
   const protectedStack = compose([auth, ...protectedRouters.flatMap((r) => [r.routes() as Middleware, r.allowedMethods({ throw: true }) as Middleware])]);
   const publicPaths = publicRouters.flatMap((r) => r.stack);
 
   const middleware: Middleware = compose([
-    // The request log sits outside the error handler so it logs the status the caller got.
-    createRequestLog(logger),
-    createErrorHandler(logger),
-    async (ctx, next) => {
-      // A public route answers without a key; everything else needs one, then 404s if unmatched.
-      if (publicPaths.some((layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)))) {
-        return publicStack(ctx, next);
+    // Request id, the one error shape, and the request log (with the status the caller got).
+    createEdge(logger),
+    (ctx, next) => {
+      // The hot path: a proxied call goes straight to the proxy, past the route tables.
+      if (proxy.handles(ctx.method, ctx.path)) {
+        authenticate(ctx);
+        return proxy.forward(ctx as Parameters<typeof proxy.forward>[0]);
       }
-      await protectedStack(ctx, async () => {});
-      if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
-        fail('unknown_route', `No route ${ctx.method} ${ctx.path}.`);
-      }
+      return route(ctx, next);
     },
   ]);
+
+  /** Everything but the proxy: public routes, then the secret key and the protected routes. */
+  async function route(ctx: Koa.ParameterizedContext, next: Koa.Next): Promise<void> {
+    // A public route answers without a key; everything else needs one, then 404s if unmatched.
+    if (publicPaths.some((layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)))) {
+      return publicStack(ctx, next);
+    }
+    await protectedStack(ctx, async () => {});
+    if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
+      fail('unknown_route', `No route ${ctx.method} ${ctx.path}.`);
+    }
+  }
 
   const app = new Koa();
   app.proxy = true;

@@ -29,6 +29,8 @@ export interface ConnectionService {
   get(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
   /** Cached lookup for the hot path; 404 `unknown_connection` when missing. */
   require(env: string, providerConfigKey: string, connectionId: string): Promise<Connection>;
+  /** The in-process cached connection, or undefined (then `require` reads the store). No await on the hot path. */
+  cached(env: string, providerConfigKey: string, connectionId: string): Connection | undefined;
   /**
    * Reads the store, not the cache, and puts what it read in the cache. For code holding a lock
    * that must see another process's latest write (token refresh).
@@ -126,6 +128,9 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     },
     async require(env, pck, cid) {
       return (await service.get(env, pck, cid)) ?? notFound(pck, cid);
+    },
+    cached(env, pck, cid) {
+      return cache.get(cacheKey(env, pck, cid));
     },
     async reload(env, pck, cid) {
       const stored = await store.get(env, idOf(pck, cid));

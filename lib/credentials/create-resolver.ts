@@ -1,4 +1,5 @@
-import type { ConnectionService } from '../connections/index.js';
+import type { Connection, ConnectionService } from '../connections/index.js';
+import type { Provider } from '../providers/index.js';
 import type { Coordinator } from '../coordination/index.js';
 import { fail } from '../errors.js';
 import type { Logger } from '../http/logger.js';
@@ -9,6 +10,7 @@ import { createOAuth2Mode } from './oauth2-mode.js';
 import { placeCredentials } from './placement.js';
 import type { AuthMaterial, CredentialResolver, CredentialTarget } from './resolver.js';
 import { createTokenFlow } from './token-flow.js';
+import type { TokenCredentials, TokenMode } from './token-mode.js';
 
 export interface CredentialResolverDeps {
   connections: Pick<ConnectionService, 'reload' | 'updateCredentials' | 'markAuthProblem'>;
@@ -29,7 +31,19 @@ export interface CredentialResolverDeps {
   refusalMemoryMs?: number;
 }
 
-const noMaterial = (): AuthMaterial => ({ headers: {}, query: {} });
+/** Credentials the gateway only places (never obtains). */
+function staticMaterial(target: CredentialTarget): AuthMaterial {
+  const c = target.connection.credentials;
+  switch (c.type) {
+    case 'API_KEY': return placeCredentials(target.provider, { apiKey: c.apiKey });
+    case 'BASIC': return placeCredentials(target.provider, {
+      username: c.username,
+      password: c.password,
+      basic: Buffer.from(`${c.username}:${c.password}`).toString('base64'),
+    });
+    default: return { headers: {}, query: {} };
+  }
+}
 
 /**
  * The credential resolver: static credentials are placed where the catalog says; OAuth
@@ -61,7 +75,47 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
     return placeCredentials(target.provider, { accessToken });
   };
 
+  /*
+   * Placed material per connection object (a write replaces the object, a renewed token too),
+   * with the token's expiry parsed once: the hot path neither fills templates nor parses dates.
+   */
+  interface Placed { provider: Provider; token: string | undefined; expiresAt: number; material: AuthMaterial }
+  const placed = new WeakMap<Connection, Placed>();
+  const tokenModes = { OAUTH2: oauth2, OAUTH2_CC: clientCredentials, APP: app } as const;
+
+  const place = (target: CredentialTarget): Placed | undefined => {
+    const { connection, provider } = target;
+    const c = connection.credentials;
+    if (c.type !== provider.auth_mode && c.type !== 'NONE') return undefined;
+    if (c.type === 'NONE' || c.type === 'API_KEY' || c.type === 'BASIC') {
+      return { provider, token: undefined, expiresAt: Number.POSITIVE_INFINITY, material: staticMaterial(target) };
+    }
+    const mode = tokenModes[c.type] as TokenMode<TokenCredentials>;
+    const token = mode.token(c);
+    if (!token) return undefined;
+    const expiresAt = mode.expiresAt(c);
+    const expires = expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
+    return { provider, token, expiresAt: Number.isNaN(expires) ? 0 : expires - mode.bufferMs, material: placeCredentials(provider, { accessToken: token }) };
+  };
+  // A placement that fails (credentials unfit for a header) is `resolve`'s to report.
+  const placeQuietly = (target: CredentialTarget): Placed | undefined => {
+    try {
+      return place(target);
+    } catch {
+      return undefined;
+    }
+  };
+
   return {
+    peek(target) {
+      let entry = placed.get(target.connection);
+      if (!entry || entry.provider !== target.provider) {
+        entry = placeQuietly(target);
+        if (!entry) return undefined;
+        placed.set(target.connection, entry);
+      }
+      return entry.expiresAt > now() ? entry.material : undefined;
+    },
     async resolve(target, options = {}) {
       const c = target.connection.credentials;
       if (c.type !== target.provider.auth_mode && c.type !== 'NONE') {
@@ -69,13 +123,9 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
       }
       const tokenOptions = { force: options.forceRefresh === true, refused: handedOut.get(target) };
       switch (c.type) {
-        case 'NONE': return noMaterial();
-        case 'API_KEY': return placeCredentials(target.provider, { apiKey: c.apiKey });
-        case 'BASIC': return placeCredentials(target.provider, {
-          username: c.username,
-          password: c.password,
-          basic: Buffer.from(`${c.username}:${c.password}`).toString('base64'),
-        });
+        case 'NONE':
+        case 'API_KEY':
+        case 'BASIC': return staticMaterial(target);
         case 'OAUTH2': return withToken(target, flow.token(oauth2, target, tokenOptions));
         case 'OAUTH2_CC': return withToken(target, flow.token(clientCredentials, target, tokenOptions));
         case 'APP': return withToken(target, flow.token(app, target, tokenOptions));

@@ -22,4 +22,10 @@ export interface CredentialTarget {
  */
 export interface CredentialResolver {
   resolve(target: CredentialTarget, options?: { forceRefresh?: boolean }): Promise<AuthMaterial>;
+  /**
+   * The material at once when nothing has to be obtained (static credentials, a token that is
+   * not close to expiry); undefined sends the caller to `resolve`. It never obtains, stores or
+   * throws, and answers what `resolve` would.
+   */
+  peek?(target: CredentialTarget): AuthMaterial | undefined;
 }

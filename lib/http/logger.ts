@@ -6,6 +6,8 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether a line at `level` would be written; a logger without it is taken to write every level. */
+  enabled?(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -41,5 +43,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const extra = fields ? (redact(fields) as Record<string, unknown>) : {};
     write(JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...extra }));
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return {
+    debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
+    enabled: (at) => logLevels.indexOf(at) >= threshold,
+  };
 }

@@ -22,6 +22,8 @@ export interface IntegrationService {
   get(env: string, uniqueKey: string): Promise<Integration | undefined>;
   /** Like `get`, but 404 `unknown_integration` when missing. Cached for the hot path. */
   require(env: string, uniqueKey: string): Promise<Integration>;
+  /** The in-process cached integration, or undefined (then `require` reads the store). No await on the hot path. */
+  cached(env: string, uniqueKey: string): Integration | undefined;
   list(env: string): Promise<Integration[]>;
   update(env: string, uniqueKey: string, update: IntegrationUpdate): Promise<Integration>;
   delete(env: string, uniqueKey: string): Promise<boolean>;
@@ -91,6 +93,9 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
     async require(env, uniqueKey) {
       return (await service.get(env, uniqueKey)) ??
         fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`);
+    },
+    cached(env, uniqueKey) {
+      return cache.get(cacheKey(env, uniqueKey));
     },
     async list(env) {
       const ids = await store.ids(env);

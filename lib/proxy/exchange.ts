@@ -26,8 +26,6 @@ function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: 
   }
 }
 
-const staticModes = new Set(['API_KEY', 'BASIC', 'NONE']);
-
 const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => ({
   environment: call.target.environment,
   providerConfigKey: call.target.connection.provider_config_key,
@@ -65,23 +63,15 @@ function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string
  */
 export function createExchange(deps: ExchangeDeps) {
   const { upstream, resolver, options } = deps;
-  // Static credentials change only by a write, which replaces the cached connection object.
-  const staticMaterial = new WeakMap<PreparedCall['target']['connection'], AuthMaterial>();
-  /** The cached material of static credentials (no await), or the resolver's answer. */
-  const materialOf = (call: PreparedCall): AuthMaterial | Promise<AuthMaterial> => {
-    const { connection } = call.target;
-    if (!staticModes.has(connection.credentials.type)) return resolver.resolve(call.target);
-    return staticMaterial.get(connection) ?? resolver.resolve(call.target).then((material) => {
-      staticMaterial.set(connection, material);
-      return material;
-    });
-  };
+  /** The material at once when nothing has to be obtained, else the resolver's answer. */
+  const materialOf = (call: PreparedCall): AuthMaterial | Promise<AuthMaterial> =>
+    resolver.peek?.(call.target) ?? resolver.resolve(call.target);
 
   const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: NonNullable<ReturnType<typeof openBody>>): UpstreamRequest => {
     const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
     frameBody(headers, body, call.method);
     const query = joinQuery(page.query, call.base.query, auth.query);
-    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream };
+    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream, bodyMayFail: body.kind === 'stream' };
   };
 
   return async function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {

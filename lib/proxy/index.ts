@@ -41,9 +41,13 @@ export function createProxy(deps: ProxyDeps) {
     maxPages: options.maxPages,
   });
   const exchange = createExchange({ upstream, resolver: deps.resolver, logger: deps.logger, options });
+  const route = createProxyRoutes({ prepare, exchange, options, logger: deps.logger });
   return {
     /** The `/proxy/{provider_path}` router (behind the secret key). */
-    routes: createProxyRoutes({ prepare, exchange, options, logger: deps.logger }),
+    routes: route.router,
+    /** The hot path: `handles(method, path)` says whether `forward(ctx)` takes an authenticated call. */
+    handles: route.handles,
+    forward: route.forward,
     /** Calls a provider from code, e.g. `request({ environment, providerConfigKey, connectionId, path })`. */
     request: createProxyApi({ prepare, exchange, options }),
     /** Sockets to providers, in use and idle. */

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConnectionService } from '../connections/index.js';
+import type { Connection, ConnectionService } from '../connections/index.js';
 import type { CredentialTarget } from '../credentials/index.js';
 import { fail } from '../errors.js';
-import type { IntegrationService } from '../integrations/index.js';
+import type { Integration, IntegrationService } from '../integrations/index.js';
 import type { Catalog, Paginate } from '../providers/index.js';
 import type { ProxyControl } from './control.js';
 import type { BaseResolver, ProviderBase } from './provider-base.js';
@@ -51,15 +51,11 @@ const tokenModes = new Set(['OAUTH2', 'OAUTH2_CC', 'APP']);
 /**
  * Resolve step: integration, connection and provider come from the in-process caches (no store
  * round trip once warm, nothing written), the provider path and query are checked, the base
- * URL is filled.
+ * URL is filled. Warm, it answers at once (no promise); cold, it reads the stores.
  */
 export function createPrepare(deps: PrepareDeps) {
-  return async function prepare(input: ProxyCallInput): Promise<PreparedCall> {
-    const path = checkProviderPath(input.path);
-    const query = checkProviderQuery(input.query);
-    const { control, environment } = input;
-    const integration = await deps.integrations.require(environment, control.providerConfigKey);
-    const connection = await deps.connections.require(environment, control.providerConfigKey, control.connectionId);
+  function assemble(input: ProxyCallInput, path: string, query: string, integration: Integration, connection: Connection): PreparedCall {
+    const { control } = input;
     const provider = deps.catalog.get(integration.provider)
       ?? fail('unknown_provider', `Integration "${integration.unique_key}" uses provider "${integration.provider}", which is not in the catalog.`);
     let paginate: PreparedCall['paginate'];
@@ -74,7 +70,7 @@ export function createPrepare(deps: PrepareDeps) {
     }
     const refreshOn401 = tokenModes.has(connection.credentials.type);
     return {
-      target: { environment, integration, connection, provider },
+      target: { environment: input.environment, integration, connection, provider },
       base: deps.baseOf(provider, connection),
       method: input.method,
       path,
@@ -86,6 +82,22 @@ export function createPrepare(deps: PrepareDeps) {
       refreshOn401,
       mayReplay: paginate !== undefined || refreshOn401 || (control.retries > 0 && isIdempotent(input.method)),
     };
+  }
+
+  async function load(input: ProxyCallInput, path: string, query: string): Promise<PreparedCall> {
+    const { environment, control } = input;
+    const integration = await deps.integrations.require(environment, control.providerConfigKey);
+    const connection = await deps.connections.require(environment, control.providerConfigKey, control.connectionId);
+    return assemble(input, path, query, integration, connection);
+  }
+
+  return function prepare(input: ProxyCallInput): PreparedCall | Promise<PreparedCall> {
+    const path = checkProviderPath(input.path);
+    const query = checkProviderQuery(input.query);
+    const { control, environment } = input;
+    const integration = deps.integrations.cached(environment, control.providerConfigKey);
+    const connection = integration && deps.connections.cached(environment, control.providerConfigKey, control.connectionId);
+    return connection ? assemble(input, path, query, integration, connection) : load(input, path, query);
   };
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import { canDecode, decode } from './decompress.js';
 import { responseHeaders } from './headers.js';
@@ -23,9 +24,11 @@ const bodiless = (response: IncomingMessage) => (response as { req?: { method?: 
  * The body of a response, decoded when `decoded` is true and the coding is known; `decoding`
  * says the coding and length headers no longer describe what is sent.
  */
-export function bodyStream(response: IncomingMessage, decoded: boolean) {
+export function bodyStream(response: IncomingMessage, decoded: boolean): { stream: Readable; decoding: boolean } {
+  // Not decoding: the headers object (built lazily by Node) is not even looked at.
+  if (!decoded) return { stream: response, decoding: false };
   const coding = response.headers['content-encoding'];
-  const decoding = decoded && canDecode(coding);
+  const decoding = canDecode(coding);
   return { stream: decoding && !bodiless(response) ? decode(response, coding) : response, decoding };
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../http/logger.js';
 import { dropConnection } from './drop-connection.js';
@@ -10,10 +10,11 @@ import type { Cancel } from './upstream.js';
 const lengthAndCoding = new Set(['content-length', 'content-encoding']);
 
 /**
- * Pipes `body` into `res` until `res` closes. Either side failing ends the other: a caller
- * who leaves destroys the provider's body (and connection); a provider body cut short, or
- * undecodable, destroys the caller's response. (Plain `pipe` rather than `stream.pipeline`,
- * which allocates an AbortController and a DOMException per call on this hot path.)
+ * Pipes `body` into `res` until `res` closes (the promise tells when). Either side failing
+ * ends the other: a caller who leaves destroys the provider's body (and connection); a
+ * provider body cut short, or undecodable, destroys the caller's response. (Plain `pipe`
+ * rather than `stream.pipeline`, which allocates an AbortController and a DOMException per
+ * call on this hot path.)
  */
 function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
   return new Promise((resolve) => {
@@ -34,18 +35,29 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
 }
 
 /**
- * Streams the provider's response to the caller: its status, its headers (hop-by-hop ones
- * aside) and its body byte for byte — or decoded, when decompression is on.
+ * The gateway's request id goes out with the provider's headers, in the one `writeHead` (a
+ * header set beforehand would send Node down its slower merging path on every call). A
+ * provider's own `X-Request-Id` is the provider's header and passes through unchanged.
  */
-export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel): Promise<void> {
+function withRequestId(headers: OutgoingHttpHeaders, requestId: string): OutgoingHttpHeaders {
+  if (headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
+  return headers;
+}
+
+/**
+ * Streams the provider's response to the caller: its status, its headers (hop-by-hop ones
+ * aside) and its body byte for byte — or decoded, when decompression is on. The headers are
+ * written when this returns; the promise settles when the response has closed.
+ */
+export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel, requestId: string): Promise<void> {
   const { stream, decoding } = bodyStream(response, decompress);
-  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined));
+  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, withRequestId(responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined), requestId));
   return pipeToCaller(response, stream, res, cancel);
 }
 
 /** Sends a provider response that was read whole. */
-export function sendBuffered(res: ServerResponse, response: BufferedResponse): void {
-  res.writeHead(response.status, response.statusMessage || undefined, response.replyHeaders);
+export function sendBuffered(res: ServerResponse, response: BufferedResponse, requestId: string): void {
+  res.writeHead(response.status, response.statusMessage || undefined, withRequestId({ ...response.replyHeaders }, requestId));
   res.end(response.body);
 }
 
@@ -64,25 +76,26 @@ const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
  * caller's to report (thrown); after it, the response is destroyed so the caller sees a cut,
  * never a well-formed but incomplete array.
  */
-export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger): Promise<WalkSummary | undefined> {
+export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger, requestId: string): Promise<WalkSummary | undefined> {
+  const arrayHeaders = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId };
   let started = false;
   try {
     for (;;) {
       const next = await pages.next();
       if (cancel.aborted || res.destroyed) return undefined;
       if (next.done) {
-        if (!started) res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        if (!started) res.writeHead(200, arrayHeaders);
         res.end(started ? ']' : '[]');
         return next.value;
       }
       const event = next.value;
       if (event.kind === 'failed') {
-        sendBuffered(res, event.response);
+        sendBuffered(res, event.response, requestId);
         return undefined;
       }
       const chunk = JSON.stringify(event.items).slice(1, -1);
       if (!started) {
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.writeHead(200, arrayHeaders);
         started = true;
         if (!res.write(`[${chunk}`)) await drained(res);
       } else if (!res.write(`,${chunk}`)) {

@@ -24,6 +24,7 @@ export interface ProxyRouteDeps {
 export const forwardedMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 const prefix = '/proxy';
+const handledMethods = new Set([...forwardedMethods, 'HEAD']);
 
 /** The raw provider path and query of `/proxy/{provider_path}?{query}`, exactly as the caller sent them. */
 function providerTarget(url: string): { path: string; query: string } {
@@ -41,28 +42,17 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
 }
 
 /** `{prefix}/proxy/{provider_path}` for every method (spec 4.4). */
-export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
+export function createProxyRoutes(deps: ProxyRouteDeps) {
   const { prepare, exchange, options, logger } = deps;
 
   type Ctx = Parameters<Middleware<GatewayState>>[0];
-
-  const streamed = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
-    const incoming = incomingBody(ctx.req, call.mayReplay ? options.replayableBodyBytes : 0);
-    const body = incoming instanceof Promise ? await incoming : incoming;
-    const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
-    ctx.respond = false;
-    // No response: the caller went away, there is no one to answer.
-    if (!response) return;
-    ctx.status = response.statusCode ?? 502;
-    await sendStream(ctx.res, response, call.decompress, cancel);
-  };
 
   const paginated = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
     const body = await pageBody(await incomingBody(ctx.req, defaultBodyLimit));
     // Until the first byte goes out, a failure goes to the error handler like any other.
     ctx.respond = false;
     try {
-      await sendPages(ctx.res, walkPages(exchange, options, call, body, cancel), cancel, logger);
+      await sendPages(ctx.res, walkPages(exchange, options, call, body, cancel), cancel, logger, ctx.state.requestId);
     } catch (error) {
       ctx.respond = true;
       throw error;
@@ -70,20 +60,27 @@ export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
     ctx.status = ctx.res.statusCode;
   };
 
-  const forward: Middleware<GatewayState> = async (ctx) => {
+  const run = async (ctx: Ctx, call: PreparedCall) => {
     const { req, res } = ctx;
-    const control = readControl(req.headers, options.maxPages);
-    const { path, query } = providerTarget(req.url ?? '');
-    const call = await prepare({ environment: ctx.state.environment.name, control, method: ctx.method, path, query, headers: req.headers });
     const cancel: Cancel = { aborted: false, onAbort: undefined };
-    // http-proxy leaves the provider request running when the caller goes away; this stops it.
+    // http-proxy leaves the provider request running when the caller goes away; this stops it
+    // (and, once the answer streams, the provider's body).
     res.once('close', () => {
       if (res.writableFinished) return;
       cancel.aborted = true;
       cancel.onAbort?.();
     });
     try {
-      await (call.paginate ? paginated(ctx, call, cancel) : streamed(ctx, call, cancel));
+      if (call.paginate) return await paginated(ctx, call, cancel);
+      const incoming = incomingBody(req, call.mayReplay ? options.replayableBodyBytes : 0);
+      const body = incoming instanceof Promise ? await incoming : incoming;
+      const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
+      ctx.respond = false;
+      // No response: the caller went away, there is no one to answer.
+      if (!response) return;
+      ctx.status = response.statusCode ?? 502;
+      // The body streams on after this returns (nothing waits for it: the request log listens for the end, lib/http/edge.ts).
+      void sendStream(res, response, call.decompress, cancel, ctx.state.requestId);
     } catch (error) {
       // A caller who left mid-upload: nothing to answer, nothing worth an error log.
       const gone = cancel.aborted || req.destroyed || res.destroyed;
@@ -92,7 +89,22 @@ export function createProxyRoutes(deps: ProxyRouteDeps): Router<GatewayState> {
     }
   };
 
+  /** Forwards one authenticated call (`ctx.state.environment` is set). */
+  const forward = (ctx: Ctx): Promise<void> => {
+    const { req } = ctx;
+    const control = readControl(req.headers, options.maxPages);
+    const { path, query } = providerTarget(req.url ?? '');
+    const prepared = prepare({ environment: ctx.state.environment.name, control, method: ctx.method, path, query, headers: req.headers });
+    return prepared instanceof Promise ? prepared.then((call) => run(ctx, call)) : run(ctx, prepared);
+  };
+
   const router = new Router<GatewayState>();
   router.register(`${prefix}/{*path}`, forwardedMethods, forward);
-  return router;
+  return {
+    /** The route, for the route table and the OpenAPI check. */
+    router,
+    /** True for a `/proxy/…` call the proxy forwards: the gateway sends it here before any route table. */
+    handles: (method: string, path: string) => path.startsWith(`${prefix}/`) && handledMethods.has(method),
+    forward,
+  };
 }

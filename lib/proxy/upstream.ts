@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import type { ResolvedProxyOptions } from './options.js';
-import { createDeadlines } from './deadlines.js';
+import { createDeadlines, type Deadlines, type Expiring } from './deadlines.js';
 import { dropConnection } from './drop-connection.js';
 import type { ProviderBase } from './provider-base.js';
 
@@ -16,6 +16,8 @@ export interface UpstreamRequest {
   headers: OutgoingHttpHeaders;
   /** Piped to the provider as is (the caller's request, a replayable copy, or an empty stream). */
   body: Readable;
+  /** The body is a stream that can fail mid-way (a caller's upload), so its errors are watched. */
+  bodyMayFail: boolean;
 }
 
 /** Lets whoever owns the exchange stop it; `onAbort` is swapped as the exchange moves on. */
@@ -33,21 +35,92 @@ export type SendOutcome =
 const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
 /** What http-proxy reads from "the incoming request": we hand it this instead of the caller's. */
-interface Carrier {
-  method: string;
-  url: string;
-  headers: OutgoingHttpHeaders;
-  socket: { destroyed: boolean };
-  on(): Carrier;
-}
-
-/** What http-proxy hands back with its events: one per attempt. */
-interface Exchange {
-  onProxyReq(request: ClientRequest): void;
-  onResponse(response: IncomingMessage): void;
+class Carrier {
+  readonly socket = { destroyed: false };
+  constructor(readonly method: string, readonly url: string, readonly headers: OutgoingHttpHeaders) {}
+  on(): this {
+    return this;
+  }
 }
 
 interface Target { protocol: string; host: string; hostname: string; port: number }
+
+interface StreamOptions {
+  target: Target;
+  agent: HttpAgent;
+  method: string;
+  buffer: Readable;
+  selfHandleResponse: true;
+  toProxy: true;
+  prependPath: false;
+}
+
+/** http-proxy's `stream` web pass: `(req, res, options, head, server, callback)`; the callback gets `(error, req, res)`. */
+type StreamPass = ((req: Carrier, res: Attempt, options: StreamOptions, head: undefined, server: unknown,
+  callback: (error: NodeJS.ErrnoException, carrier: unknown, attempt: Attempt) => void) => void) & { name: string };
+
+/**
+ * One request to a provider. http-proxy hands it back with its events (it is the `res` we
+ * pass); it settles once — a response, or the reason there is none — and can be stopped by
+ * the caller going away (`cancel`) or by its deadline.
+ */
+class Attempt implements Expiring {
+  deadlinePrev: Expiring | undefined = undefined;
+  deadlineNext: Expiring | undefined = undefined;
+  deadlineAt = 0;
+  private clientRequest: ClientRequest | undefined = undefined;
+  private settled = false;
+  private timedOut = false;
+  private response: IncomingMessage | undefined = undefined;
+  /** Stops the attempt, or after the answer the provider's body (`cancel.onAbort`). */
+  readonly abort = (): void => {
+    if (this.response) {
+      dropConnection(this.response.socket);
+      this.response.destroy();
+      return;
+    }
+    dropConnection(this.clientRequest?.socket);
+    this.clientRequest?.destroy();
+    this.fail(this.cancel.aborted ? 'ABORTED' : 'ETIMEDOUT');
+  };
+
+  constructor(
+    private readonly host: string,
+    private readonly cancel: Cancel,
+    private readonly deadlines: Deadlines,
+    private readonly resolve: (outcome: SendOutcome) => void,
+  ) {}
+
+  /** The deadline passed before the provider answered. */
+  expire(): void {
+    this.timedOut = true;
+    this.abort();
+  }
+
+  fail(code: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.deadlines.clear(this);
+    const reason: SendFailure = this.cancel.aborted ? 'aborted' : this.timedOut ? 'timeout' : unreachableCodes.has(code) ? 'unreachable' : 'reset';
+    this.resolve({ ok: false, reason, code, host: this.host, reusedSocket: this.clientRequest?.reusedSocket === true });
+    this.clientRequest?.destroy();
+  }
+
+  onProxyReq(outgoing: ClientRequest): void {
+    this.clientRequest = outgoing;
+    if (!this.settled) return;
+    dropConnection(outgoing.socket);
+    outgoing.destroy();
+  }
+
+  onResponse(response: IncomingMessage): void {
+    if (this.settled) return void response.destroy();
+    this.settled = true;
+    this.deadlines.clear(this);
+    this.response = response;
+    this.resolve({ ok: true, response });
+  }
+}
 
 /**
  * The transport: http-proxy over one keep-alive agent per protocol. Each attempt hands
@@ -64,13 +137,19 @@ export function createUpstream(options: ResolvedProxyOptions) {
   const deadlines = createDeadlines(options.timeoutMs);
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
-  const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, toProxy: true, prependPath: false });
-  // Only the pass that sends: the others add X-Forwarded-* or drop DELETE bodies sent chunked.
-  const passes = proxy as unknown as { webPasses: { name: string }[] };
-  passes.webPasses = passes.webPasses.filter((pass) => pass.name === 'stream');
-  // http-proxy passes back the `res` it was given: our per-attempt exchange.
-  proxy.on('proxyReq', (request, _carrier, exchange) => (exchange as unknown as Exchange).onProxyReq(request));
-  proxy.on('proxyRes', (response, _carrier, exchange) => (exchange as unknown as Exchange).onResponse(response));
+  const proxy = httpProxy.createProxyServer({});
+  // http-proxy's own pass that sends: it builds the outgoing request, pipes the body and
+  // emits `proxyReq` / `proxyRes`. The other passes (X-Forwarded-*, dropping chunked DELETE
+  // bodies) are not wanted, so it is called directly, with options made once per attempt.
+  const passes = proxy as unknown as { webPasses: StreamPass[] };
+  const found = passes.webPasses.find((pass) => pass.name === 'stream');
+  if (!found) throw new Error('http-proxy has no "stream" pass: an http-proxy 1.18 is required');
+  const stream: StreamPass = found;
+  // http-proxy passes back the `res` it was given: our attempt.
+  proxy.on('proxyReq', (request, _carrier, attempt) => (attempt as unknown as Attempt).onProxyReq(request));
+  proxy.on('proxyRes', (response, _carrier, attempt) => (attempt as unknown as Attempt).onResponse(response));
+  // http-proxy calls back with the `res` it was given too.
+  const onError = (error: NodeJS.ErrnoException, _carrier: unknown, attempt: Attempt) => attempt.fail(error.code ?? 'EUPSTREAM');
 
   const targets = new WeakMap<ProviderBase, Target>();
   const targetOf = (base: ProviderBase): Target => {
@@ -84,61 +163,27 @@ export function createUpstream(options: ResolvedProxyOptions) {
 
   function send(request: UpstreamRequest, cancel: Cancel): Promise<SendOutcome> {
     return new Promise((resolve) => {
-      const host = request.base.host;
-      let clientRequest: ClientRequest | undefined;
-      let settled = false;
-      let timedOut = false;
-      const fail = (code: string) => {
-        if (settled) return;
-        settled = true;
-        deadlines.clear(expire);
-        const reason: SendFailure = cancel.aborted ? 'aborted' : timedOut ? 'timeout' : unreachableCodes.has(code) ? 'unreachable' : 'reset';
-        resolve({ ok: false, reason, code, host, reusedSocket: clientRequest?.reusedSocket === true });
-        clientRequest?.destroy();
-      };
-      const stop = () => {
-        dropConnection(clientRequest?.socket);
-        clientRequest?.destroy();
-        fail(cancel.aborted ? 'ABORTED' : 'ETIMEDOUT');
-      };
-      const expire = () => {
-        timedOut = true;
-        stop();
-      };
-      if (cancel.aborted) return stop();
-      deadlines.set(expire);
-      cancel.onAbort = stop;
-      const exchange: Exchange = {
-        onProxyReq(outgoing) {
-          clientRequest = outgoing;
-          if (!settled) return;
-          dropConnection(outgoing.socket);
-          outgoing.destroy();
-        },
-        onResponse(response) {
-          if (settled) return void response.destroy();
-          settled = true;
-          deadlines.clear(expire);
-          cancel.onAbort = () => {
-            dropConnection(response.socket);
-            response.destroy();
-          };
-          resolve({ ok: true, response });
-        },
-      };
+      const attempt = new Attempt(request.base.host, cancel, deadlines, resolve);
+      if (cancel.aborted) return attempt.abort();
+      deadlines.set(attempt);
+      cancel.onAbort = attempt.abort;
       // A body that fails (a caller's stream, an upload cut short) must not leave the request hanging.
-      request.body.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'EBODY'));
-      const carrier: Carrier = { method: request.method, url: request.path, headers: request.headers, socket: { destroyed: false }, on: () => carrier };
-      proxy.web(carrier as never, exchange as never, {
+      if (request.bodyMayFail) request.body.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
+      const options: StreamOptions = {
         target: targetOf(request.base),
         agent: request.base.protocol === 'https:' ? httpsAgent : httpAgent,
         method: request.method,
         buffer: request.body,
-      }, (error: NodeJS.ErrnoException) => fail(error.code ?? 'EUPSTREAM'));
+        // The response comes back unread; the path is exactly the one built (no joining, no prefix).
+        selfHandleResponse: true,
+        toProxy: true,
+        prependPath: false,
+      };
+      stream(new Carrier(request.method, request.path, request.headers), attempt, options, undefined, proxy, onError);
     });
   }
 
-  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
 
   return {
     send,

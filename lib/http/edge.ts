@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { answerError } from '../errors.js';
+import type { Logger } from './logger.js';
+
+const clientRequestId = /^[\w.-]{1,64}$/;
+
+/**
+ * The edge of the stack, one layer: gives each request an id (echoed as `X-Request-Id`:
+ * set here for what Koa answers, by the proxy for the provider responses it writes itself),
+ * turns anything thrown into the one error shape, then logs one line with the status the
+ * caller got — for a response that streams on (a proxied body), when it ends. The line is
+ * skipped (and its fields never built) when the logger does not write `info`.
+ */
+export function createEdge(logger: Logger): Middleware {
+  const logging = logger.enabled?.('info') ?? true;
+  return async function edge(ctx, next) {
+    const started = logging ? performance.now() : 0;
+    const incoming = ctx.req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && clientRequestId.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    try {
+      await next();
+    } catch (err) {
+      answerError(ctx, err, logger);
+    } finally {
+      // Set last, for Koa to send; a response written already (the proxy's) carries it itself.
+      if (!ctx.res.headersSent) ctx.res.setHeader('X-Request-Id', id);
+      if (logging) {
+        const line = () => logger.info('request', {
+          request_id: id,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+          environment: ctx.state.environment?.name,
+        });
+        // A response still streaming (a proxied body) is logged when it ends.
+        if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);
+        else line();
+      }
+    }
+  };
+}
