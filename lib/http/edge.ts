@@ -6,13 +6,13 @@ import type { Logger } from './logger.js';
 const clientRequestId = /^[\w.-]{1,64}$/;
 
 /**
- * The edge of the stack, one layer: gives each request an id (echoed as `X-Request-Id`:
+ * The edge of the stack, around `inner` (no compose in between): gives each request an id (echoed as `X-Request-Id`:
  * set here for what Koa answers, by the proxy for the provider responses it writes itself),
  * turns anything thrown into the one error shape, then logs one line with the status the
  * caller got — for a response that streams on (a proxied body), when it ends. The line is
  * skipped (and its fields never built) when the logger does not write `info`.
  */
-export function createEdge(logger: Logger): Middleware {
+export function createEdge(logger: Logger, inner: Middleware): Middleware {
   const logging = logger.enabled?.('info') ?? true;
   return async function edge(ctx, next) {
     const started = logging ? performance.now() : 0;
@@ -20,7 +20,7 @@ export function createEdge(logger: Logger): Middleware {
     const id = typeof incoming === 'string' && clientRequestId.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
     try {
-      await next();
+      await inner(ctx, next);
     } catch (err) {
       answerError(ctx, err, logger);
     } finally {

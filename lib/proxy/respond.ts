@@ -39,8 +39,8 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
  * header set beforehand would send Node down its slower merging path on every call). A
  * provider's own `X-Request-Id` is the provider's header and passes through unchanged.
  */
-function withRequestId(headers: OutgoingHttpHeaders, requestId: string): OutgoingHttpHeaders {
-  if (headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
+function withRequestId(headers: OutgoingHttpHeaders, requestId: string | undefined): OutgoingHttpHeaders {
+  if (requestId !== undefined && headers['x-request-id'] === undefined) headers['x-request-id'] = requestId;
   return headers;
 }
 
@@ -49,14 +49,14 @@ function withRequestId(headers: OutgoingHttpHeaders, requestId: string): Outgoin
  * aside) and its body byte for byte — or decoded, when decompression is on. The headers are
  * written when this returns; the promise settles when the response has closed.
  */
-export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel, requestId: string): Promise<void> {
+export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel, requestId: string | undefined): Promise<void> {
   const { stream, decoding } = bodyStream(response, decompress);
   res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, withRequestId(responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined), requestId));
   return pipeToCaller(response, stream, res, cancel);
 }
 
 /** Sends a provider response that was read whole. */
-export function sendBuffered(res: ServerResponse, response: BufferedResponse, requestId: string): void {
+export function sendBuffered(res: ServerResponse, response: BufferedResponse, requestId: string | undefined): void {
   res.writeHead(response.status, response.statusMessage || undefined, withRequestId({ ...response.replyHeaders }, requestId));
   res.end(response.body);
 }
@@ -76,8 +76,8 @@ const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
  * caller's to report (thrown); after it, the response is destroyed so the caller sees a cut,
  * never a well-formed but incomplete array.
  */
-export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger, requestId: string): Promise<WalkSummary | undefined> {
-  const arrayHeaders = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId };
+export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger, requestId: string | undefined): Promise<WalkSummary | undefined> {
+  const arrayHeaders = withRequestId({ 'content-type': 'application/json; charset=utf-8' }, requestId);
   let started = false;
   try {
     for (;;) {

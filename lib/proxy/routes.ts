@@ -75,12 +75,23 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
       const incoming = incomingBody(req, call.mayReplay ? options.replayableBodyBytes : 0);
       const body = incoming instanceof Promise ? await incoming : incoming;
       const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
-      ctx.respond = false;
       // No response: the caller went away, there is no one to answer.
-      if (!response) return;
+      if (!response) {
+        ctx.respond = false;
+        return;
+      }
       ctx.status = response.statusCode ?? 502;
+      let streaming: Promise<void>;
+      try {
+        streaming = sendStream(res, response, call.decompress, cancel, ctx.state.requestId);
+      } catch (error) {
+        // Headers the caller cannot be sent throw before anything is written: the error handler answers.
+        response.destroy();
+        throw error;
+      }
+      ctx.respond = false;
       // The body streams on after this returns (nothing waits for it: the request log listens for the end, lib/http/edge.ts).
-      void sendStream(res, response, call.decompress, cancel, ctx.state.requestId);
+      void streaming;
     } catch (error) {
       // A caller who left mid-upload: nothing to answer, nothing worth an error log.
       const gone = cancel.aborted || req.destroyed || res.destroyed;
