@@ -14,7 +14,8 @@ const lengthAndCoding = new Set(['content-length', 'content-encoding']);
  * ends the other: a caller who leaves destroys the provider's body (and connection); a
  * provider body cut short, or undecodable, destroys the caller's response. (Plain `pipe`
  * rather than `stream.pipeline`, which allocates an AbortController and a DOMException per
- * call on this hot path.)
+ * call on this hot path; `on` rather than `once`: each of these streams closes once, and the
+ * listeners go with it, so no wrapper per listener.)
  */
 function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
   return new Promise((resolve) => {
@@ -23,10 +24,10 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
       body.destroy();
     };
     cancel.onAbort = stop;
-    body.once('error', () => res.destroy());
+    body.on('error', () => res.destroy());
     // The provider's connection closed before the body ended: the caller must not see an end.
-    body.once('close', () => { if (!body.readableEnded) res.destroy(); });
-    res.once('close', () => {
+    body.on('close', () => { if (!body.readableEnded) res.destroy(); });
+    res.on('close', () => {
       if (!res.writableFinished) stop();
       resolve();
     });

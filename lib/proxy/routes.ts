@@ -65,7 +65,7 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     const cancel: Cancel = { aborted: false, onAbort: undefined };
     // http-proxy leaves the provider request running when the caller goes away; this stops it
     // (and, once the answer streams, the provider's body).
-    res.once('close', () => {
+    res.on('close', () => {
       if (res.writableFinished) return;
       cancel.aborted = true;
       cancel.onAbort?.();
