@@ -22,6 +22,10 @@ export interface GatewayOptions {
   baseUrl: string;
   /** Extra or overriding catalog entries, in the shape of spec 2.1. */
   providers?: unknown[];
+  /**
+   * Where log lines go. Default: JSON lines on stdout at `info` (`createLogger`). A logger of
+   * your own may implement `enabled(level)` so request lines are not even built when off.
+   */
   logger?: Logger;
   /** How long a cached integration/connection may be stale when the storage is shared. Default 5 s. */
   cacheTtlMs?: number;
