@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../webhooks/deliveries.js';
+import type { WebhookEventType } from '../webhooks/payloads.js';
 import type { connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/schema.js';
 import type { Http } from './http.js';
 import type { Page } from './types.js';
@@ -17,32 +19,11 @@ export interface EnvironmentSettings {
   webhook_signing_key_created_at: string;
 }
 
-export type WebhookEventType = 'auth' | 'sync' | 'records' | 'action' | 'forward';
-export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
-
-export interface DeliveryAttempt {
-  attempt: number;
-  at: string;
-  status: number | null;
-  duration_ms: number;
-  error: string | null;
-  retry_in_ms: number | null;
-}
-
-/** One webhook event to one URL, with every attempt. */
-export interface WebhookDelivery {
-  delivery_id: string;
-  type: WebhookEventType;
-  connection_id: string | null;
-  provider_config_key: string | null;
-  target: 'primary' | 'secondary' | 'connection' | 'none';
-  url: string | null;
-  state: DeliveryState;
-  reason: string | null;
-  attempts: DeliveryAttempt[];
-  created_at: string;
-  updated_at: string;
-}
+export type { DeliveryState, WebhookEventType };
+/** One delivery attempt, as the API shows it (the server's own type). */
+export type DeliveryAttempt = AttemptRecord;
+/** One webhook event to one URL, with every attempt: the server's record without its internal sequence and environment. */
+export type WebhookDelivery = Omit<DeliveryRecord, 'environment' | 'seq'>;
 
 export interface DeliveriesFilter {
   connectionId?: string;

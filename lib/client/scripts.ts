@@ -2,6 +2,7 @@ import { PorticoError } from './errors.js';
 import type { Http } from './http.js';
 import type { SyncStatus as ServerSyncStatus } from '../scripts/api/sync-api.js';
 import type { RunInfo } from '../scripts/state/sync-state.js';
+import type { ActionRun } from '../scripts/state/action-runs.js';
 
 export type ScriptLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -33,17 +34,8 @@ export interface ActionCall<I = unknown> {
   logLevel?: ScriptLogLevel;
 }
 
-export interface ActionResult<O = unknown> {
-  id: string;
-  action_name: string;
-  provider_config_key: string;
-  connection_id: string;
-  status: 'pending' | 'running' | 'succeeded' | 'failed';
-  created_at: string;
-  finished_at: string | null;
-  output: O | null;
-  error: { code: string; message: string; field?: string; payload?: unknown } | null;
-}
+/** An action run as the API shows it: the server's record, with the output parsed and without the environment. */
+export type ActionResult<O = unknown> = Omit<ActionRun, 'environment' | 'output_json'> & { output: O | null };
 
 export interface ScriptLog {
   run_id: string;
