@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import type { GatewayOptions } from '../../lib/gateway.js';
 import type { ScriptsOptions } from '../../lib/scripts/index.js';
 import { devKey, prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { fakeProvider, type Received } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait.js';
 
 export type FakeProvider = Awaited<ReturnType<typeof fakeProvider>>;
 
@@ -25,16 +25,6 @@ export function json(res: ServerResponse, body: unknown, status = 200) {
   res.end(JSON.stringify(body));
 }
 
-/** Polls until `check` gives a value; the deadline only stops a hang, it asserts nothing about time. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 export interface ScriptSetup {
   gw: TestGateway;
@@ -101,3 +91,5 @@ export async function scriptSetup(t: Test, options: {
     },
   };
 }
+
+export { waitFor };

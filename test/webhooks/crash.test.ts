@@ -29,7 +29,7 @@ function startServer(main: string, env: NodeJS.ProcessEnv) {
   const listening = () => waitFor(() => {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
     return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-  }, 20_000, 'the standalone server to listen');
+  }, 'the standalone server to listen', 20_000);
   return { child, listening };
 }
 
@@ -86,7 +86,7 @@ t.test('events accepted before a crash (SIGKILL) are all delivered after the res
   const secondUrl = await second.listening();
 
   // Retries follow the spec's defaults here (5 s after a failed attempt), hence the deadline.
-  await waitFor(() => received.length >= ids.length, 60_000, 'every event after the restart');
+  await waitFor(() => received.length >= ids.length, 'every event after the restart', 60_000);
   const payloads = received.map((r) => JSON.parse(r.body.toString('utf8')));
   t.same(payloads.map((p) => p.connection_id).sort(), ids, 'one creation event per imported connection');
   t.ok(payloads.every((p) => p.type === 'auth' && p.operation === 'creation'), 'auth creation events');
@@ -96,6 +96,6 @@ t.test('events accepted before a crash (SIGKILL) are all delivered after the res
   const history = await waitFor(async () => {
     const list = await (await call(secondUrl, 'GET', '/webhooks/deliveries?type=auth')).json() as { data: { state: string; attempts: unknown[] }[] };
     return list.data.every((d) => d.state === 'delivered') && list;
-  }, 10_000, 'the history to say delivered');
+  }, 'the history to say delivered', 10_000);
   t.equal(history.data.length, ids.length, 'the history survived the crash too');
 });

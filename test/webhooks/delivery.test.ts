@@ -21,7 +21,7 @@ const settled = (gw: Awaited<ReturnType<typeof gatewayFor>>) =>
   waitFor(async () => {
     const list = await deliveries(gw);
     return list.data.length > 0 && list.data.every((d: { state: string }) => d.state !== 'pending') && list;
-  }, 15_000, 'deliveries to settle');
+  }, 'deliveries to settle', 15_000);
 
 t.test('a failing receiver (5xx) gets 3 attempts in all, with growing pauses, each recorded', async (t) => {
   const hook = await receiver((_req, res) => { res.statusCode = 500; res.end('down'); });

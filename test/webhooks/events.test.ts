@@ -19,7 +19,7 @@ t.test('auth events: creation, override, refresh failure and recovery, deletion'
   await gw.gateway.connections.markAuthProblem('dev', 'stripe', 'c1', { code: 'refresh_revoked', message: 'The provider revoked the grant.' });
   await gw.gateway.connections.updateCredentials('dev', 'stripe', 'c1', { type: 'API_KEY', apiKey: 'k2' });
   await gw.call('DELETE', '/connections/c1?provider_config_key=stripe');
-  await waitFor(() => hook.received.length === 5, 10_000, 'five auth events');
+  await waitFor(() => hook.received.length === 5, 'five auth events', 10_000);
   const got = hook.payloads();
   const expected = [
     { ...common, type: 'auth', connection_id: 'c1', operation: 'creation', success: true, auth_mode: 'API_KEY', source: 'import', end_user: { id: 'eu-1', email: 'a@example.com' } },
@@ -38,7 +38,7 @@ t.test('auth events: creation, override, refresh failure and recovery, deletion'
 t.test('gateway.webhooks.send: sync, records and action events for later features', async (t) => {
   const { gw, hook } = await setup(t);
   await importConnection(gw, 'c1');
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   hook.received.length = 0;
   const { send } = gw.gateway.webhooks;
   const sync = await send('dev', {
@@ -53,7 +53,7 @@ t.test('gateway.webhooks.send: sync, records and action events for later feature
   await send('dev', { type: 'records', connection_id: 'c1', provider_config_key: 'stripe', model: 'Invoice', count: 6, cursor: 'MjAyNi0wMi0wMQ==', modified_after: '2026-02-01T10:00:00.000Z' });
   await send('dev', { type: 'action', connection_id: 'c1', provider_config_key: 'stripe', action_name: 'create-invoice', action_id: 'act_1', success: true, output: { id: 'in_1' } });
   t.match(sync, { delivery_id: /^[0-9a-f-]{36}$/, queued: 1 });
-  await waitFor(() => hook.received.length === 4, 10_000, 'four events');
+  await waitFor(() => hook.received.length === 4, 'four events', 10_000);
   const got = hook.payloads();
   const find = (predicate: (p: Record<string, any>) => boolean) => got.find(predicate);
   t.match(find((p) => p.type === 'sync' && p.success), { ...common, delivery_id: sync.delivery_id, connection_id: 'c1', sync_name: 'invoices', model: 'Invoice', variant: 'eu', results: { added: 3, updated: 2, deleted: 1 } });
@@ -71,7 +71,7 @@ t.test('a failed end-user authorization becomes an auth webhook with success fal
     connection_id: null, end_user: { id: 'eu-9', email: 'z@example.com' }, operation: 'oauth',
     code: 'access_denied', message: 'The end user denied consent.', provider_error: { error: 'access_denied', description: 'User said no' },
   });
-  await waitFor(() => hook.received.length === 1, 10_000, 'one auth event');
+  await waitFor(() => hook.received.length === 1, 'one auth event', 10_000);
   t.match(hook.payloads()[0], {
     ...common, type: 'auth', connection_id: null, operation: 'creation', success: false, source: 'oauth',
     end_user: { id: 'eu-9' }, error: { code: 'access_denied', provider_error: { error: 'access_denied' } },

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fakeProvider, type Received } from '../helpers/http.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A customer's webhook receiver on 127.0.0.1:0: records every request with its arrival time. */
 export async function receiver(respond: (req: Received, res: ServerResponse, index: number) => void | Promise<void> = (_req, res) => { res.end('ok'); }) {
@@ -19,16 +19,6 @@ export async function receiver(respond: (req: Received, res: ServerResponse, ind
   };
 }
 
-/** Polls until `check` returns a value (not undefined/false) or `ms` pass; the deadline only stops a hang. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** An API_KEY integration `stripe` to hang connections on. */
 export async function withStripe(gw: TestGateway) {
@@ -46,3 +36,5 @@ export async function importConnection(gw: TestGateway, id: string, pck = 'strip
 export const fastPolicy = { timeoutMs: 500, backoffMs: 50, backoffFactor: 2, jitter: 0 };
 
 export { removeRedisKeys } from '../helpers/redis.js';
+
+export { waitFor };

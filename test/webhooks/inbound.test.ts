@@ -41,7 +41,7 @@ async function setup(t: Parameters<Parameters<typeof import('tap').test>[0]>[0])
     t.equal(res.status, 201, `connection ${id}`);
   }
   // The three creation events first, so what follows is only about the provider's webhook.
-  await waitFor(() => hook.received.length === 3, 10_000, 'the auth events');
+  await waitFor(() => hook.received.length === 3, 'the auth events', 10_000);
   hook.received.length = 0;
   return { gw, hook, releases, hold };
 }
@@ -86,7 +86,7 @@ t.test('GitHub\'s own documented example signature is accepted', async (t) => {
     'x-hub-signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
   });
   t.equal(res.status, 202);
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   t.match(forwards(hook)[0], { connection_id: null, provider_config_key: 'gh-app', payload: 'Hello, World!' });
 });
 
@@ -103,7 +103,7 @@ t.test('routed by installation id: one signed forward per matching connection, p
   const res = await post(gw, '/webhook/dev/gh-app', body, headers);
   t.equal(res.status, 202);
   t.match(res.json.data, { accepted: true, matched_connections: 2 });
-  await waitFor(() => hook.received.length === 2, 10_000, 'two forwards');
+  await waitFor(() => hook.received.length === 2, 'two forwards', 10_000);
   const got = forwards(hook);
   t.same(got.map((p) => p.connection_id).sort(), ['acme', 'acme-bis'], 'each connection of installation 1001, not globex');
   for (const forward of got) {
@@ -117,14 +117,14 @@ t.test('routed by installation id: one signed forward per matching connection, p
 
   const other = JSON.stringify({ action: 'created', installation: { id: 2002 } });
   await post(gw, '/webhook/dev/gh-app', other, { 'x-hub-signature-256': await githubSignature(other), 'x-github-event': 'issue_comment' });
-  await waitFor(() => hook.received.length === 3, 10_000);
+  await waitFor(() => hook.received.length === 3, 'the expected deliveries', 10_000);
   t.equal(forwards(hook)[2]?.connection_id, 'globex');
 
   // GitHub's form content type: the JSON is in the `payload` field.
   const form = `payload=${encodeURIComponent(JSON.stringify({ zen: 'Keep it logically awesome.', installation: { id: 2002 } }))}`;
   const formRes = await post(gw, '/webhook/dev/gh-app', form, { 'content-type': 'application/x-www-form-urlencoded', 'x-hub-signature-256': await githubSignature(form), 'x-github-event': 'ping' });
   t.equal(formRes.status, 202);
-  await waitFor(() => hook.received.length === 4, 10_000);
+  await waitFor(() => hook.received.length === 4, 'the expected deliveries', 10_000);
   t.same(forwards(hook)[3]?.payload, { zen: 'Keep it logically awesome.', installation: { id: 2002 } });
 });
 
@@ -133,7 +133,7 @@ t.test('an unmatched payload is recorded and forwarded with no connection', asyn
   const body = JSON.stringify({ action: 'created', installation: { id: 9999 } });
   const res = await post(gw, '/webhook/dev/gh-app', body, { 'x-hub-signature-256': await githubSignature(body), 'x-github-event': 'installation' });
   t.match(res.json.data, { matched_connections: 0 });
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   t.match(forwards(hook)[0], { connection_id: null, provider_config_key: 'gh-app', payload: { installation: { id: 9999 } } });
   const recorded = (await gw.call('GET', '/webhooks/deliveries?type=forward')).json.data;
   t.match(recorded, [{ type: 'forward', connection_id: null, provider_config_key: 'gh-app' }]);
@@ -145,7 +145,7 @@ t.test('the provider gets its 202 before the customer has answered', async (t) =
   const body = JSON.stringify({ action: 'opened', installation: { id: 2002 } });
   const res = await post(gw, '/webhook/dev/gh-app', body, { 'x-hub-signature-256': await githubSignature(body), 'x-github-event': 'issues' });
   t.equal(res.status, 202);
-  await waitFor(() => hook.received.length === 1, 10_000, 'the forward to be in flight');
+  await waitFor(() => hook.received.length === 1, 'the forward to be in flight', 10_000);
   t.equal(releases.length, 1, 'the customer is still holding the forward while the provider has its answer');
   releases.shift()?.();
 });
@@ -158,7 +158,7 @@ t.test('an installation deleted at the provider marks its connection', async (t)
   const connection = (await gw.call('GET', '/connections/globex?provider_config_key=gh-app')).json.data;
   t.match(connection.errors, [{ type: 'auth', code: 'installation_deleted' }]);
   t.same((await gw.call('GET', '/connections/acme?provider_config_key=gh-app')).json.data.errors, [], 'other installations untouched');
-  await waitFor(() => hook.received.length === 2, 10_000, 'the auth event and the forward');
+  await waitFor(() => hook.received.length === 2, 'the auth event and the forward', 10_000);
   const payloads = hook.payloads();
   t.match(payloads.find((p) => p.type === 'auth'), { connection_id: 'globex', operation: 'refresh', success: false, error: { code: 'installation_deleted' } });
   t.match(payloads.find((p) => p.type === 'forward'), { connection_id: 'globex', payload: { action: 'deleted' } });
@@ -180,6 +180,6 @@ t.test('mounted in Express under a prefix: verified on the raw bytes; a JSON bod
   const parsed = await at('/parsed');
   t.equal(parsed.status, 400);
   t.match((await parsed.json()).error, { code: 'invalid_request', message: /body parser/ });
-  await waitFor(() => hook.received.length === 2, 10_000);
+  await waitFor(() => hook.received.length === 2, 'the expected deliveries', 10_000);
   t.ok(forwards(hook).every((f) => f.connection_id === 'globex'));
 });

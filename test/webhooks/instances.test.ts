@@ -38,7 +38,7 @@ t.test('three gateway instances on one Redis: every event is delivered by exactl
       success: true, results: { added: i, updated: 0, deleted: 0 }, started_at: new Date().toISOString(), finished_at: new Date().toISOString(),
     });
   }
-  await waitFor(() => hook.received.length >= expected, 20_000, `${expected} deliveries`);
+  await waitFor(() => hook.received.length >= expected, `${expected} deliveries`, 20_000);
   await sleep(500); // room for a duplicate to show up, were there one
   const ids = hook.payloads().map((p) => p.delivery_id as string);
   t.equal(ids.length, expected, 'no extra requests');

@@ -43,7 +43,7 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
       await queue.start(async (j, attempt) => { seen.push({ ...j, seq: attempt }); return { kind: 'done' }; });
       const sent = job('intact');
       await queue.enqueue([sent]);
-      await waitFor(() => seen.length === 1, 10_000, 'the job');
+      await waitFor(() => seen.length === 1, 'the job', 10_000);
       t.same(seen[0], { ...sent, seq: 1 }, 'every field as enqueued, first attempt');
       await new Promise((resolve) => setTimeout(resolve, 300));
       t.equal(seen.length, 1, 'a done job is not run again');
@@ -55,7 +55,7 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
       const { calls, handler } = recorder((_label, attempt) => (attempt < 3 ? { kind: 'retry', delayMs: 200 } : { kind: 'done' }));
       await queue.start(handler);
       await queue.enqueue([job('retry')]);
-      await waitFor(() => calls.length === 3, 10_000, 'three attempts');
+      await waitFor(() => calls.length === 3, 'three attempts', 10_000);
       t.same(calls.map((c) => c.attempt), [1, 2, 3]);
       t.ok((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0) >= 190, 'waited for the delay');
       t.ok((calls[2]?.at ?? 0) - (calls[1]?.at ?? 0) >= 190, 'again');
@@ -70,7 +70,7 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
       });
       await queue.start(handler);
       await queue.enqueue([job('throws')]);
-      await waitFor(() => calls.length === 2, 10_000, 'the second try');
+      await waitFor(() => calls.length === 2, 'the second try', 10_000);
       t.same(calls.map((c) => c.attempt), [1, 2]);
     });
 
@@ -82,7 +82,7 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
       const second = await backend.open();
       const { calls, handler } = recorder();
       await second.start(handler);
-      await waitFor(() => calls.length === 2, 15_000, 'both jobs after the restart');
+      await waitFor(() => calls.length === 2, 'both jobs after the restart', 15_000);
       t.same(calls.map((c) => c.label).sort(), ['kept-1', 'kept-2']);
       t.ok(calls.every((c) => c.attempt === 1));
     });
@@ -97,12 +97,12 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
         return { kind: 'abandoned' };
       });
       await first.enqueue([job('cut')]);
-      await waitFor(() => started, 10_000, 'the attempt to start');
+      await waitFor(() => started, 'the attempt to start', 10_000);
       await first.close();
       const second = await backend.open();
       const { calls, handler } = recorder();
       await second.start(handler);
-      await waitFor(() => calls.length === 1, 15_000, 'the job after restart');
+      await waitFor(() => calls.length === 1, 'the job after restart', 15_000);
       t.same(calls.map((c) => [c.label, c.attempt]), [['cut', 1]]);
     });
 
@@ -113,7 +113,7 @@ export async function runQueueContract(t: Tap, name: string, shared: boolean, ma
       for (const queue of queues) await queue.start(handler);
       const jobs = Array.from({ length: 60 }, (_, i) => job(`many-${i}`));
       for (let i = 0; i < jobs.length; i += 10) await queues[(i / 10) % 3]!.enqueue(jobs.slice(i, i + 10));
-      await waitFor(() => calls.length >= 60, 20_000, 'all jobs');
+      await waitFor(() => calls.length >= 60, 'all jobs', 20_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
       t.equal(calls.length, 60, 'no job twice');
       t.equal(new Set(calls.map((c) => c.label)).size, 60);

@@ -48,7 +48,7 @@ t.test('a generated key: random, not the secret key, sealed at rest, kept across
   t.equal((await second.call('GET', '/environment')).json.data.webhook_signing_key, `********${key.slice(-4)}`, 'the same key after a restart');
   await withStripe(second);
   await importConnection(second, 'c1');
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   t.ok(verifyWebhookSignature(hook.received[0]!.body, hook.received[0]!.headers, key), 'webhooks are signed with it');
 });
 
@@ -68,7 +68,7 @@ t.test('PATCH /environment sets or clears URLs; bad input changes nothing', asyn
   const set = await gw.call('PATCH', '/environment', { body: { webhook_url: hook.url } });
   t.equal(set.json.data.webhook_url, hook.url);
   await importConnection(gw, 'during');
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   t.equal(hook.payloads()[0]?.connection_id, 'during');
   t.equal((await gw.call('PATCH', '/environment', { body: { webhook_url: null } })).json.data.webhook_url, null);
   await importConnection(gw, 'after');
@@ -88,7 +88,7 @@ t.test('a connection\'s own webhook URL takes its events; the others keep the en
   await withStripe(gw);
   await importConnection(gw, 'own');
   await importConnection(gw, 'plain');
-  await waitFor(() => envHook.received.length === 2, 10_000);
+  await waitFor(() => envHook.received.length === 2, 'the expected deliveries', 10_000);
 
   t.equal((await gw.call('PUT', '/connections/ghost/webhook-url?provider_config_key=stripe', { body: { webhook_url: ownHook.url } })).status, 404, 'unknown connection');
   t.equal((await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: 'nope' } })).status, 400);
@@ -100,7 +100,7 @@ t.test('a connection\'s own webhook URL takes its events; the others keep the en
 
   await importConnection(gw, 'own');
   await importConnection(gw, 'plain');
-  await waitFor(() => ownHook.received.length === 1 && envHook.received.length === 3, 10_000);
+  await waitFor(() => ownHook.received.length === 1 && envHook.received.length === 3, 'the expected deliveries', 10_000);
   t.match(ownHook.payloads()[0], { connection_id: 'own', operation: 'override' });
   t.equal(envHook.payloads()[2]?.connection_id, 'plain');
 
@@ -108,7 +108,7 @@ t.test('a connection\'s own webhook URL takes its events; the others keep the en
   t.equal((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url, null);
   await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: ownHook.url } });
   await gw.call('DELETE', '/connections/own?provider_config_key=stripe');
-  await waitFor(() => ownHook.received.length === 2, 10_000);
+  await waitFor(() => ownHook.received.length === 2, 'the expected deliveries', 10_000);
   t.match(ownHook.payloads()[1], { connection_id: 'own', operation: 'deletion' }, 'the deletion event still goes to its URL');
   await importConnection(gw, 'own');
   t.equal((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url, null, 'a deleted connection takes its URL with it');

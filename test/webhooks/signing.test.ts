@@ -15,7 +15,7 @@ t.test('each webhook carries both signature headers, checked against an independ
   await withStripe(gw);
   // A non-ASCII name: the signature is over UTF-8 bytes, not characters.
   await gw.call('POST', '/connections', { body: { provider_config_key: 'stripe', connection_id: 'conn-1', credentials: { type: 'API_KEY', apiKey: 'sk_live_secret' }, end_user: { id: 'eu-1', display_name: 'Zoë Ørsted 日本' } } });
-  const [got] = await waitFor(() => hook.received.length === 1 && hook.received, 10_000, 'the auth webhook');
+  const [got] = await waitFor(() => hook.received.length === 1 && hook.received, 'the auth webhook', 10_000);
   if (!got) throw new Error('unreachable');
 
   t.equal(got.method, 'POST');
@@ -59,12 +59,12 @@ t.test('a rotated key signs the next webhooks; the old one no longer verifies', 
   const before = await gw.call('POST', '/environment/webhook-signing-key');
   const first = before.json.data.webhook_signing_key as string;
   await importConnection(gw, 'a');
-  await waitFor(() => hook.received.length === 1, 10_000);
+  await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
   const rotated = await gw.call('POST', '/environment/webhook-signing-key');
   const second = rotated.json.data.webhook_signing_key as string;
   t.not(second, first);
   await importConnection(gw, 'b');
-  await waitFor(() => hook.received.length === 2, 10_000);
+  await waitFor(() => hook.received.length === 2, 'the expected deliveries', 10_000);
   const [a, b] = hook.received as [typeof hook.received[0], typeof hook.received[0]];
   t.ok(verifyWebhookSignature(a.body, a.headers, first));
   t.ok(verifyWebhookSignature(b.body, b.headers, second), 'signed with the new key');
