@@ -3,19 +3,20 @@
  * and through Portico (API key, OAuth2, APP), then one very large body through Portico each way
  * while the gateway's RSS is sampled. Everything runs on 127.0.0.1 and stops by itself.
  *
- *   --duration <s>       measured seconds per target and round (default 3)
- *   --warmup <s>         unmeasured seconds before each measurement (default 1)
+ *   --duration <s>       measured seconds per target (default 6)
+ *   --slice <ms>         the targets take turns in slices this long (default 250)
+ *   --warmup <s>         unmeasured seconds per target before measuring (default 1)
  *   --connections <n>    concurrent keep-alive connections (default 32)
  *   --sizes <bytes,…>    response body sizes (default 1024,1048576)
  *   --upload             send the bodies as request bodies (POST) instead of downloading them
- *   --rounds <n>         rounds, each target once per round, order alternating (default 2)
  *   --large <bytes>      size of the large-body run, 0 to skip (default 1073741824)
+ *   --verbose            print every cycle of slices as it ends (req/s, CPU per request, major GCs)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { download, upload } from './proxy/large-body.js';
-import { percentile, runLoad } from './proxy/load.js';
+import { createClient, percentile, runLoad } from './proxy/load.js';
 import { targets, type Ports, type Target, type TargetName } from './proxy/scenarios.js';
 import { startUpstream } from './proxy/upstream.js';
 
@@ -25,12 +26,13 @@ interface Options {
   connections: number;
   sizes: number[];
   upload: boolean;
-  rounds: number;
+  slice: number;
   large: number;
+  verbose: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { duration: 3, warmup: 1, connections: 32, sizes: [1024, 1024 * 1024], upload: false, rounds: 2, large: 1024 ** 3 };
+  const options: Options = { duration: 6, slice: 250, warmup: 1, connections: 32, sizes: [1024, 1024 * 1024], upload: false, large: 1024 ** 3, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -47,9 +49,10 @@ function parseOptions(argv: string[]): Options {
       case '--duration': options.duration = number(0.5, 120); break;
       case '--warmup': options.warmup = number(0, 30); break;
       case '--connections': options.connections = Math.round(number(1, 1024)); break;
-      case '--rounds': options.rounds = Math.round(number(1, 10)); break;
+      case '--slice': options.slice = Math.round(number(50, 10_000)); break;
       case '--large': options.large = Math.round(number(0, 16 * 1024 ** 3)); break;
       case '--upload': options.upload = true; break;
+      case '--verbose': options.verbose = true; break;
       case '--sizes': options.sizes = value().split(',').map((s) => {
         const n = Number(s);
         if (!Number.isInteger(n) || n < 0 || n > 64 * 1024 * 1024) throw new Error('--sizes takes byte counts up to 64 MiB, comma-separated');
@@ -81,43 +84,59 @@ const pad = (text: string, width: number, right = false) => right ? text.padStar
 
 interface Row { size: number; target: Target; rps: number; p50: number; p99: number; errors: number; cpuPerRequest: number | undefined }
 
-/** CPU microseconds the proxies' process has used so far. */
-type CpuClock = () => Promise<number>;
+/** What the proxies' process has used so far: CPU microseconds, and its garbage-collection pauses. */
+interface Usage { micros: number; gc: { minor: number; major: number; ms: number } }
+type CpuClock = () => Promise<Usage>;
 
 async function measure(options: Options, list: Target[], size: number, cpu: CpuClock): Promise<Row[]> {
   const body = options.upload ? Buffer.alloc(size, 'u') : undefined;
-  const perTarget = new Map<TargetName, { rps: number[]; latencies: number[]; errors: number; cpu: number; requests: number }>();
-  for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? list : [...list].reverse();
-    for (const target of order) {
-      const load = {
-        port: target.port,
-        path: options.upload ? `${target.prefix}/sink` : `${target.prefix}/bytes?size=${size}`,
-        method: options.upload ? 'POST' as const : 'GET' as const,
-        headers: { ...target.headers, ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
-        body,
-        connections: options.connections,
-      };
-      if (options.warmup > 0) await runLoad({ ...load, durationMs: options.warmup * 1000 });
-      const cpuBefore = await cpu();
-      const result = await runLoad({ ...load, durationMs: options.duration * 1000 });
-      const cpuUsed = await cpu() - cpuBefore;
-      const entry = perTarget.get(target.name) ?? { rps: [], latencies: [], errors: 0, cpu: 0, requests: 0 };
-      entry.cpu += cpuUsed;
-      entry.requests += result.requests;
-      entry.rps.push(result.requests / result.seconds);
-      for (const l of result.latencies) entry.latencies.push(l);
-      entry.errors += result.errors;
-      perTarget.set(target.name, entry);
+  const loads = list.map((target) => ({
+    target,
+    client: createClient(options.connections),
+    load: {
+      port: target.port,
+      path: options.upload ? `${target.prefix}/sink` : `${target.prefix}/bytes?size=${size}`,
+      method: options.upload ? 'POST' as const : 'GET' as const,
+      headers: { ...target.headers, ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
+      body,
+      connections: options.connections,
+    },
+    seconds: 0, requests: 0, errors: 0, cpu: 0, latencies: [] as number[],
+  }));
+  try {
+    if (options.warmup > 0) for (const { load, client } of loads) await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
+    // Short slices, round robin, the first target moving by one each cycle: a busy spell on a shared
+    // machine that outlasts a cycle falls on every target alike instead of on whichever ran then.
+    const cycles = Math.max(1, Math.round(options.duration * 1000 / options.slice));
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      const line: string[] = [];
+      for (let i = 0; i < loads.length; i++) {
+        const entry = loads[(cycle + i) % loads.length] as (typeof loads)[number];
+        const before = await cpu();
+        const result = await runLoad({ ...entry.load, durationMs: options.slice }, entry.client);
+        const after = await cpu();
+        entry.seconds += result.seconds;
+        entry.requests += result.requests;
+        entry.errors += result.errors;
+        entry.cpu += after.micros - before.micros;
+        for (const l of result.latencies) entry.latencies.push(l);
+        if (options.verbose) {
+          const perRequest = entry.target.name === 'direct' || result.requests === 0 ? '' : ` ${((after.micros - before.micros) / result.requests).toFixed(0)} µs`;
+          const gc = after.gc.major > before.gc.major ? ` (${after.gc.major - before.gc.major} major GC)` : '';
+          line.push(`${entry.target.name} ${Math.round(result.requests / result.seconds)}/s${perRequest}${gc}`);
+        }
+      }
+      if (options.verbose) console.log(`  ${sizeLabel(size)} cycle ${cycle + 1}/${cycles}: ${line.join(', ')}`);
     }
+  } finally {
+    for (const { client } of loads) client.destroy();
   }
-  return list.map((target) => {
-    const entry = perTarget.get(target.name) ?? { rps: [0], latencies: [], errors: 0, cpu: 0, requests: 0 };
+  return loads.map((entry) => {
     const sorted = entry.latencies.sort((a, b) => a - b);
     return {
-      size, target, rps: entry.rps.reduce((a, b) => a + b, 0) / entry.rps.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors,
+      size, target: entry.target, rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors,
       // The direct calls do not touch the proxies' process.
-      cpuPerRequest: target.name === 'direct' || entry.requests === 0 ? undefined : entry.cpu / entry.requests,
+      cpuPerRequest: entry.target.name === 'direct' || entry.requests === 0 ? undefined : entry.cpu / entry.requests,
     };
   });
 }
@@ -137,7 +156,7 @@ async function main() {
   const options = parseOptions(process.argv.slice(2));
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
   console.log(`Machine: ${cpus().length} CPU(s), load average ${load()} (other work on the machine skews req/s; CPU µs/req is steadier).`);
-  console.log(`Portico proxy bench: ${options.rounds} round(s) of ${options.duration} s per target (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`);
+  console.log(`Portico proxy bench: ${options.duration} s per target in ${options.slice} ms turns (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`);
   // The upstream shares this process with the load generator: the proxies get the other core.
   const upstream = await startUpstream();
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
@@ -150,7 +169,7 @@ async function main() {
     const ports: Ports = { upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number };
     const list = targets(ports);
     const rows: Row[] = [];
-    const cpu: CpuClock = async () => (await ask<{ micros: number }>(proxies.child, 'cpu', 'cpu')).micros;
+    const cpu: CpuClock = () => ask<Usage>(proxies.child, 'cpu', 'cpu');
     for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
     printTable(rows);
 

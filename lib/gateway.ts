@@ -122,7 +122,8 @@ export async function createGateway(options: GatewayOptions) {
   // Request id, the one error shape, and the request log (with the status the caller got),
   // around the dispatch: a proxied call goes straight to the proxy, past the route tables.
   const middleware: Middleware = createEdge(logger, (ctx, next) => {
-    if (proxy.handles(ctx.method, ctx.path)) {
+    // The raw request line (a mount has already taken its prefix off `req.url`): no URL parsing here.
+    if (proxy.handles(ctx.req.method ?? '', ctx.req.url ?? '')) {
       authenticate(ctx);
       return proxy.forward(ctx as Parameters<typeof proxy.forward>[0]);
     }

@@ -7,6 +7,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PerformanceObserver } from 'node:perf_hooks';
 import httpProxy from 'http-proxy';
 import Koa from 'koa';
 import { createMemoryStorage } from '../../adapters/storage/index.js';
@@ -71,6 +72,17 @@ async function portico() {
 const barePort = await listen(bareForwarder());
 const porticoPort = await listen(await portico());
 
+/** Garbage-collection pauses so far, by kind: `--verbose` prints them per measurement. */
+const gc = { minor: 0, major: 0, ms: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.ms += entry.duration;
+    // kind 1 is a scavenge; everything else (mark-compact, incremental marking, weak callbacks) counts as major.
+    if (((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind === 1) gc.minor++;
+    else gc.major++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
 /** RSS sampling for the large-body run: the peak between `rss-start` and `rss-stop`. */
 let sampler: NodeJS.Timeout | undefined;
 let baseline = 0;
@@ -85,7 +97,7 @@ process.on('message', (message: { type: string }) => {
   } else if (message.type === 'cpu') {
     // CPU time is steadier than req/s on a busy machine: the harness reports both.
     const { user, system } = process.cpuUsage();
-    process.send?.({ type: 'cpu', micros: user + system });
+    process.send?.({ type: 'cpu', micros: user + system, gc: { ...gc } });
   } else if (message.type === 'rss-stop') {
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { answerError } from '../errors.js';
 import type { Logger } from './logger.js';
+import { createRequestIds } from './request-id.js';
 
 const clientRequestId = /^[\w.-]{1,64}$/;
 
@@ -14,31 +14,42 @@ const clientRequestId = /^[\w.-]{1,64}$/;
  */
 export function createEdge(logger: Logger, inner: Middleware): Middleware {
   const logging = logger.enabled?.('info') ?? true;
-  return async function edge(ctx, next) {
+  const nextId = createRequestIds();
+
+  const finish = (ctx: Context, id: string, started: number) => {
+    // Set last, for Koa to send; a response written already (the proxy's) carries it itself.
+    if (!ctx.res.headersSent) ctx.res.setHeader('X-Request-Id', id);
+    if (!logging) return;
+    const line = () => logger.info('request', {
+      request_id: id,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      environment: ctx.state.environment?.name,
+    });
+    // A response still streaming (a proxied body) is logged when it ends.
+    if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);
+    else line();
+  };
+
+  // Not an async function: one promise per request (the inner one's continuation) instead of two.
+  return function edge(ctx, next) {
     const started = logging ? performance.now() : 0;
     const incoming = ctx.req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && clientRequestId.test(incoming) ? incoming : randomUUID();
+    const id = typeof incoming === 'string' && clientRequestId.test(incoming) ? incoming : nextId();
     ctx.state.requestId = id;
+    const failed = (error: unknown) => {
+      answerError(ctx, error, logger);
+      finish(ctx, id, started);
+    };
+    let result: unknown;
     try {
-      await inner(ctx, next);
-    } catch (err) {
-      answerError(ctx, err, logger);
-    } finally {
-      // Set last, for Koa to send; a response written already (the proxy's) carries it itself.
-      if (!ctx.res.headersSent) ctx.res.setHeader('X-Request-Id', id);
-      if (logging) {
-        const line = () => logger.info('request', {
-          request_id: id,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          environment: ctx.state.environment?.name,
-        });
-        // A response still streaming (a proxied body) is logged when it ends.
-        if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);
-        else line();
-      }
+      result = inner(ctx, next);
+    } catch (error) {
+      failed(error);
+      return Promise.resolve();
     }
+    return Promise.resolve(result).then(() => finish(ctx, id, started), failed);
   };
 }

@@ -35,21 +35,15 @@ export function openBody(body: RequestBody): Readable | undefined {
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Sets the framing headers the body needs (`content-length` or chunked). */
+/** Sets the framing headers the body needs (`content-length` or chunked) on headers that have none yet. */
 export function frameBody(headers: OutgoingHttpHeaders, body: RequestBody, method: string): void {
-  delete headers['transfer-encoding'];
   if (body.kind === 'bytes') headers['content-length'] = String(body.bytes.length);
   else if (body.kind === 'stream') {
     if (body.length !== undefined) headers['content-length'] = String(body.length);
-    else {
-      delete headers['content-length'];
-      headers['transfer-encoding'] = 'chunked';
-    }
+    else headers['transfer-encoding'] = 'chunked';
   } else if (bodyMethods.has(method)) {
     // Node would send an empty POST chunked; providers expect (some demand) a length.
     headers['content-length'] = '0';
-  } else {
-    delete headers['content-length'];
   }
 }
 

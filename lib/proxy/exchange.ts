@@ -74,18 +74,51 @@ export function createExchange(deps: ExchangeDeps) {
     return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream, bodyMayFail: body.kind === 'stream' };
   };
 
-  return async function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
+  /**
+   * The usual call: credentials at hand, and a first answer that is final (no refresh, no retry,
+   * no failure). It goes out without an async frame; anything else continues in `attempts`.
+   */
+  function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
     const material = materialOf(call);
+    const stream = material instanceof Promise || cancel.aborted ? undefined : openBody(body);
+    if (!stream) return attempts(call, page, body, cancel, material, undefined);
+    const auth = material as AuthMaterial;
+    return upstream.send(build(call, page, body, auth, stream), cancel).then((outcome) => {
+      if (outcome.ok) {
+        const status = outcome.response.statusCode ?? 0;
+        const mayRetry = isRetryableStatus(status) && call.retries > 0;
+        const mayRefresh = status === 401 && call.refreshOn401;
+        if (!mayRetry && !mayRefresh) return delivered(call, page, outcome.response, 0, false);
+      }
+      return attempts(call, page, body, cancel, auth, outcome);
+    });
+  }
+
+  const delivered = (call: PreparedCall, page: PageRequest, response: IncomingMessage, retries: number, refreshed: boolean): IncomingMessage => {
+    if (proxyChannels.response.hasSubscribers) proxyChannels.response.publish({ ...subject(call, page), status: response.statusCode ?? 0, retries, refreshed });
+    return response;
+  };
+
+  /** The loop: sends (unless `first` is the outcome of a first send already made), then refreshes, retries or fails as it must. */
+  async function attempts(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel,
+    material: AuthMaterial | Promise<AuthMaterial>, first: SendOutcome | undefined): Promise<IncomingMessage | undefined> {
     let auth = material instanceof Promise ? await material : material;
     let refreshed = false;
     let staleSocketRetried = false;
     let retries = 0;
+    let pending = first;
     const retryable = () => retries < call.retries && isIdempotent(call.method) && canReplay(body);
     for (;;) {
-      if (cancel.aborted) return undefined;
-      const stream = openBody(body);
-      if (!stream) throw new Error('a streamed request body cannot be sent twice');
-      const outcome = await upstream.send(build(call, page, body, auth, stream), cancel);
+      let outcome: SendOutcome;
+      if (pending) {
+        outcome = pending;
+        pending = undefined;
+      } else {
+        if (cancel.aborted) return undefined;
+        const stream = openBody(body);
+        if (!stream) throw new Error('a streamed request body cannot be sent twice');
+        outcome = await upstream.send(build(call, page, body, auth, stream), cancel);
+      }
       if (!outcome.ok) {
         if (outcome.reason === 'aborted') return undefined;
         // A kept-alive socket the provider had just closed: the request never reached it.
@@ -124,10 +157,11 @@ export function createExchange(deps: ExchangeDeps) {
           continue;
         }
       }
-      if (proxyChannels.response.hasSubscribers) proxyChannels.response.publish({ ...subject(call, page), status, retries, refreshed });
-      return response;
+      return delivered(call, page, response, retries, refreshed);
     }
-  };
+  }
+
+  return exchange;
 }
 
 export type Exchange = ReturnType<typeof createExchange>;

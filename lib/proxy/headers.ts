@@ -6,8 +6,9 @@ import type { ProviderBase } from './provider-base.js';
 /** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, so a proxy never forwards them. */
 const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'];
 
-// `host` is the provider's; `expect` was answered by this server already (100-continue).
-const notForwarded = new Set([...hopByHop, ...controlHeaderNames, 'host', 'expect']);
+// `host` is the provider's; `expect` was answered by this server already (100-continue);
+// `content-length` is the body step's to set (`frameBody`), like `transfer-encoding`.
+const notForwarded = new Set([...hopByHop, ...controlHeaderNames, 'host', 'expect', 'content-length']);
 // `Portico-Error` marks answers the gateway itself made; a provider must not be able to forge it.
 const notReturned = new Set([...hopByHop, 'portico-error']);
 
@@ -30,7 +31,7 @@ export interface RequestHeaderInput {
 /**
  * The headers sent to the provider: catalog defaults, then every caller header that is not
  * hop-by-hop or a gateway control header, then the credentials (which always win).
- * Body framing (`content-length`/`transfer-encoding`) is set by the body step.
+ * Body framing (`content-length`/`transfer-encoding`) is left out here, for the body step to set.
  */
 export function requestHeaders({ incoming, base, auth, acceptCompressed }: RequestHeaderInput): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -48,27 +49,60 @@ export function requestHeaders({ incoming, base, auth, acceptCompressed }: Reque
 }
 
 /**
- * The provider's response headers, without hop-by-hop headers and without the names in `drop`
- * (lower case). Names are lower-cased (HTTP field names are case-insensitive); repeated headers
- * stay repeated (an array). An object, not a flat list: Node 20's `writeHead` keeps only the
- * last of repeated names from a list when headers were set before (X-Request-Id).
+ * The provider's response headers as a flat list (`[name, value, name, value, …]`), names as
+ * the provider wrote them, without hop-by-hop headers and without the names in `drop` (lower
+ * case). Repeated headers stay repeated. With `requestId`, the gateway's `X-Request-Id` is added
+ * unless the provider sent its own. Node's `writeHead` sends such a list as it is, when
+ * nothing was set on the response before (see `headerObject` for when something was).
  */
-export function responseHeaders(raw: readonly string[], drop?: ReadonlySet<string>): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
+export function responseHeaderList(raw: readonly string[], drop?: ReadonlySet<string>, requestId?: string): string[] {
+  const out: string[] = [];
   let listed: Set<string> | undefined;
+  let ownId = false;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
+    const name = raw[i] as string;
     const value = raw[i + 1] as string;
-    if (notReturned.has(name)) {
-      if (name === 'connection') listed = connectionTokens(value);
+    const lower = name.toLowerCase();
+    if (notReturned.has(lower)) {
+      if (lower === 'connection') listed = connectionTokens(value);
       continue;
     }
-    if (drop?.has(name)) continue;
+    if (drop?.has(lower)) continue;
+    if (lower === 'x-request-id') ownId = true;
+    out.push(name, value);
+  }
+  // Rare: headers the provider declared hop-by-hop in its Connection header.
+  const kept = listed ? dropNames(out, listed) : out;
+  if (requestId !== undefined && !ownId) kept.push('X-Request-Id', requestId);
+  return kept;
+}
+
+function dropNames(list: readonly string[], names: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i += 2) {
+    if (!names.has((list[i] as string).toLowerCase())) out.push(list[i] as string, list[i + 1] as string);
+  }
+  return out;
+}
+
+/**
+ * A flat header list as an object: names lower-cased (HTTP field names are case-insensitive),
+ * repeated names as arrays. For a response that already has headers set (an Express app's
+ * `X-Powered-By`): Node's `writeHead` then merges a list through `setHeader`, which would keep
+ * only the last of repeated names (two `Set-Cookie`s would become one).
+ */
+export function headerObject(list: readonly string[]): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (let i = 0; i < list.length; i += 2) {
+    const name = (list[i] as string).toLowerCase();
+    const value = list[i + 1] as string;
     const previous = out[name];
     if (previous === undefined) out[name] = value;
     else out[name] = Array.isArray(previous) ? [...previous, value] : [previous as string, value];
   }
-  // Rare: headers the provider declared hop-by-hop in its Connection header.
-  if (listed) for (const name of listed) delete out[name];
   return out;
 }
+
+/** The provider's response headers (as `responseHeaderList`) as an object. */
+export const responseHeaders = (raw: readonly string[], drop?: ReadonlySet<string>): OutgoingHttpHeaders =>
+  headerObject(responseHeaderList(raw, drop));

@@ -45,7 +45,7 @@ export function createProxy(deps: ProxyDeps) {
   return {
     /** The `/proxy/{provider_path}` router (behind the secret key). */
     routes: route.router,
-    /** The hot path: `handles(method, path)` says whether `forward(ctx)` takes an authenticated call. */
+    /** The hot path: `handles(method, url)` says whether `forward(ctx)` takes an authenticated call. */
     handles: route.handles,
     forward: route.forward,
     /** Calls a provider from code, e.g. `request({ environment, providerConfigKey, connectionId, path })`. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Readable } from 'node:stream';
 import type { Logger } from '../http/logger.js';
 import { dropConnection } from './drop-connection.js';
-import { responseHeaders } from './headers.js';
+import { headerObject, responseHeaderList } from './headers.js';
 import type { PageEvent, WalkSummary } from './pages.js';
 import { bodyStream, type BufferedResponse } from './read-response.js';
 import type { Cancel } from './upstream.js';
@@ -52,7 +52,9 @@ function withRequestId(headers: OutgoingHttpHeaders, requestId: string | undefin
  */
 export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel, requestId: string | undefined): Promise<void> {
   const { stream, decoding } = bodyStream(response, decompress);
-  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, withRequestId(responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined), requestId));
+  const headers = responseHeaderList(response.rawHeaders, decoding ? lengthAndCoding : undefined, requestId);
+  // The list goes out as it is unless something set a header on the response before us.
+  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, res.getHeaderNames().length === 0 ? headers : headerObject(headers));
   return pipeToCaller(response, stream, res, cancel);
 }
 
