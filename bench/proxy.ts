@@ -82,7 +82,7 @@ const ask = async <T>(child: ChildProcess, type: string, answer: string): Promis
 const sizeLabel = (bytes: number) => bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
 const pad = (text: string, width: number, right = false) => right ? text.padStart(width) : text.padEnd(width);
 
-interface Row { size: number; target: Target; rps: number; p50: number; p99: number; errors: number; cpuPerRequest: number | undefined }
+interface Row { size: number; target: Target; rps: number; p50: number; p99: number; errors: number; cpuPerRequest: number | undefined; slices: number[] }
 
 /** What the proxies' process has used so far: CPU microseconds, and its garbage-collection pauses. */
 interface Usage { micros: number; gc: { minor: number; major: number; ms: number } }
@@ -101,7 +101,7 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
       body,
       connections: options.connections,
     },
-    seconds: 0, requests: 0, errors: 0, cpu: 0, latencies: [] as number[],
+    seconds: 0, requests: 0, errors: 0, cpu: 0, latencies: [] as number[], slices: [] as number[],
   }));
   try {
     if (options.warmup > 0) for (const { load, client } of loads) await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
@@ -118,6 +118,7 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
         entry.seconds += result.seconds;
         entry.requests += result.requests;
         entry.errors += result.errors;
+        entry.slices.push(result.seconds > 0 ? result.requests / result.seconds : 0);
         entry.cpu += after.micros - before.micros;
         for (const l of result.latencies) entry.latencies.push(l);
         if (options.verbose) {
@@ -134,11 +135,19 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
   return loads.map((entry) => {
     const sorted = entry.latencies.sort((a, b) => a - b);
     return {
-      size, target: entry.target, rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors,
+      size, target: entry.target, rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors, slices: entry.slices,
       // The direct calls do not touch the proxies' process.
       cpuPerRequest: entry.target.name === 'direct' || entry.requests === 0 ? undefined : entry.cpu / entry.requests,
     };
   });
+}
+
+/** How noisy the run was: the ratio cycle by cycle (each target's slice against the bare forwarder's in the same cycle). */
+function spread(slices: number[], bare: number[]): string {
+  const ratios = slices.map((rps, i) => rps / (bare[i] ?? Number.NaN)).filter(Number.isFinite).sort((a, b) => a - b);
+  if (ratios.length < 4) return '';
+  const pct = (p: number) => `${(percentile(ratios, p) * 100).toFixed(0)}%`;
+  return `; cycle by cycle: median ${pct(0.5)}, middle half ${pct(0.25)}–${pct(0.75)}`;
 }
 
 function printTable(rows: Row[]) {
@@ -178,7 +187,7 @@ async function main() {
       const bare = rows.find((r) => r.size === size && r.target.name === 'bare');
       for (const row of rows.filter((r) => r.size === size && r.target.name.startsWith('portico'))) {
         const ratio = bare ? row.rps / bare.rps : 0;
-        verdicts.push(`${ratio >= 0.9 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 90%)`);
+        verdicts.push(`${ratio >= 0.9 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 90%)${bare ? spread(row.slices, bare.slices) : ''}`);
       }
     }
     if (options.large > 0) {
