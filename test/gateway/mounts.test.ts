@@ -76,3 +76,36 @@ t.test('express: mounted through the adapter, also behind express.json()', async
   const own = await fetch(`${server.url}/api/own`);
   t.same(await own.json(), { host: 'express' });
 });
+
+t.test('express: proxied answers keep repeated headers and carry the request id, though Express set a header first', async (t) => {
+  const provider = await listen((_req, res) => {
+    res.setHeader('set-cookie', ['a=1; Path=/', 'b=2; Path=/']);
+    res.setHeader('content-type', 'text/plain');
+    res.end('from the provider');
+  });
+  const storage = createMemoryStorage();
+  const gw = await createGateway({
+    environments: [{ name: 'dev', secretKey: devKey }],
+    storage,
+    encryptionKeys: testEncryptionKey,
+    baseUrl: 'http://127.0.0.1/api/portico',
+    logger: createLogger({ level: 'silent' }),
+    providers: [{
+      name: 'cookie-jar', display_name: 'Cookie jar', logo_url: 'https://example.com/logo.svg', categories: ['test'],
+      auth_mode: 'API_KEY', docs: 'https://example.com/docs', proxy: { base_url: provider.url },
+    }],
+  });
+  await gw.integrations.create('dev', { unique_key: 'jar', provider: 'cookie-jar' });
+  await gw.connections.upsert('dev', { provider_config_key: 'jar', connection_id: 'c', credentials: { type: 'API_KEY', apiKey: 'k-123' } }, 'import');
+  const app = express();
+  app.use('/api/portico', toExpress(gw));
+  const server = await listen(app);
+  t.teardown(async () => { await server.close(); await provider.close(); await gw.close(); await storage.close(); });
+
+  const res = await fetch(`${server.url}/api/portico/proxy/items`, { headers: { ...auth, 'provider-config-key': 'jar', 'connection-id': 'c' } });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('x-powered-by'), 'Express', 'Express had set its header before the gateway answered');
+  t.same(res.headers.getSetCookie(), ['a=1; Path=/', 'b=2; Path=/'], 'both of the provider\'s Set-Cookie headers arrive');
+  t.match(res.headers.get('x-request-id'), /^[0-9a-f]{16}-[0-9a-z]+$/, 'the gateway\'s request id');
+  t.equal(await res.text(), 'from the provider');
+});
