@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { fail, GatewayError } from '../errors.js';
 
 /**
@@ -7,24 +7,35 @@ import { fail, GatewayError } from '../errors.js';
  * a 401, pages); a `stream` goes to the provider once, as it arrives.
  */
 export type RequestBody =
-  | { kind: 'none'; first: Readable | undefined }
+  | { kind: 'none' }
   | { kind: 'bytes'; bytes: Buffer }
   | { kind: 'stream'; stream: Readable; length: number | undefined; used: boolean };
 
-export const noBody = (): RequestBody => ({ kind: 'none', first: undefined });
+const none: RequestBody = { kind: 'none' };
+export const noBody = (): RequestBody => none;
 
 export const canReplay = (body: RequestBody) => body.kind !== 'stream';
 
-const ended = () => new PassThrough().end();
+/** What the transport pipes into the provider request: a stream, or nothing at all. */
+export interface BodySource {
+  pipe<T extends Writable>(destination: T): T;
+}
 
-/** A stream of the body for the next attempt; undefined when a streamed body was sent already. */
-export function openBody(body: RequestBody): Readable | undefined {
+/**
+ * No body: "piping" it ends the provider request at once, with no stream and no listeners
+ * (a caller's bodiless request is left for Node to discard when the response ends).
+ */
+export const emptyBody: BodySource = {
+  pipe(destination) {
+    destination.end();
+    return destination;
+  },
+};
+
+/** The body for the next attempt; undefined when a streamed body was sent already. */
+export function openBody(body: RequestBody): BodySource | undefined {
   switch (body.kind) {
-    case 'none': {
-      const first = body.first;
-      body.first = undefined;
-      return first ?? ended();
-    }
+    case 'none': return emptyBody;
     case 'bytes': return new PassThrough().end(body.bytes);
     case 'stream':
       if (body.used) return undefined;
@@ -88,7 +99,7 @@ export function incomingBody(req: IncomingMessage, replayLimit: number): Request
   // Mounted in Express after a body parser: the stream is spent, the parsed body is what is left.
   const parsed = (req as { body?: unknown }).body;
   if (parsed !== undefined && req.readableEnded) return { kind: 'bytes', bytes: alreadyParsed(parsed, req.headers['content-type']) };
-  if (length === 0) return { kind: 'none', first: req };
+  if (length === 0) return none;
   if (length !== undefined && length <= replayLimit) return readAll(req, replayLimit).then((bytes) => ({ kind: 'bytes', bytes }));
   return { kind: 'stream', stream: req, length, used: false };
 }

@@ -71,7 +71,7 @@ export function createExchange(deps: ExchangeDeps) {
     const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
     frameBody(headers, body, call.method);
     const query = joinQuery(page.query, call.base.query, auth.query);
-    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream, bodyMayFail: body.kind === 'stream' };
+    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream, failing: body.kind === 'stream' ? body.stream : undefined };
   };
 
   /**

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
+import type { BodySource } from './body.js';
 import httpProxy from 'http-proxy';
 import type { ResolvedProxyOptions } from './options.js';
 import { createDeadlines, type Deadlines, type Expiring } from './deadlines.js';
@@ -14,10 +15,10 @@ export interface UpstreamRequest {
   /** Base path + provider path + query, as it goes on the request line. */
   path: string;
   headers: OutgoingHttpHeaders;
-  /** Piped to the provider as is (the caller's request, a replayable copy, or an empty stream). */
-  body: Readable;
-  /** The body is a stream that can fail mid-way (a caller's upload), so its errors are watched. */
-  bodyMayFail: boolean;
+  /** Piped to the provider as is (the caller's upload, a replayable copy, or nothing). */
+  body: BodySource;
+  /** The body when it is a stream that can fail mid-way (a caller's upload): its errors are watched. */
+  failing: Readable | undefined;
 }
 
 /** Lets whoever owns the exchange stop it; `onAbort` is swapped as the exchange moves on. */
@@ -49,7 +50,7 @@ interface StreamOptions {
   target: Target;
   agent: HttpAgent;
   method: string;
-  buffer: Readable;
+  buffer: BodySource;
   selfHandleResponse: true;
   toProxy: true;
   prependPath: false;
@@ -168,7 +169,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
       deadlines.set(attempt);
       cancel.onAbort = attempt.abort;
       // A body that fails (a caller's stream, an upload cut short) must not leave the request hanging.
-      if (request.bodyMayFail) request.body.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
+      if (request.failing) request.failing.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
       const options: StreamOptions = {
         target: targetOf(request.base),
         agent: request.base.protocol === 'https:' ? httpsAgent : httpAgent,
