@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { PassThrough, Readable, type Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { fail, GatewayError } from '../errors.js';
 
 /**
@@ -22,21 +22,24 @@ export interface BodySource {
 }
 
 /**
- * No body: "piping" it ends the provider request at once, with no stream and no listeners
- * (a caller's bodiless request is left for Node to discard when the response ends).
+ * Bytes at hand (or none): "piping" them writes them and ends the provider request at once,
+ * with no stream and no listeners. (A caller's bodiless request is left for Node to discard
+ * when the response ends.)
  */
-export const emptyBody: BodySource = {
+const bytesSource = (bytes: Buffer | undefined): BodySource => ({
   pipe(destination) {
-    destination.end();
+    destination.end(bytes);
     return destination;
   },
-};
+});
+
+export const emptyBody = bytesSource(undefined);
 
 /** The body for the next attempt; undefined when a streamed body was sent already. */
 export function openBody(body: RequestBody): BodySource | undefined {
   switch (body.kind) {
     case 'none': return emptyBody;
-    case 'bytes': return new PassThrough().end(body.bytes);
+    case 'bytes': return bytesSource(body.bytes);
     case 'stream':
       if (body.used) return undefined;
       body.used = true;
@@ -78,7 +81,7 @@ export function readAll(stream: Readable, limit: number): Promise<Buffer> {
       }
       chunks.push(buffer);
     });
-    stream.once('end', () => { if (!failed) resolve(Buffer.concat(chunks, size)); });
+    stream.once('end', () => { if (!failed) resolve(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, size)); });
     stream.once('error', (error) => {
       if (failed) return;
       failed = true;
