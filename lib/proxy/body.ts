@@ -35,6 +35,25 @@ const bytesSource = (bytes: Buffer | undefined): BodySource => ({
 
 export const emptyBody = bytesSource(undefined);
 
+/**
+ * A stream copied into the provider request with two listeners (`data`, `end`), pausing
+ * until `drain` when the provider is not keeping up: what `pipe` does for this one-way copy,
+ * without its seven listeners set up and torn down per call. Errors are the transport's to
+ * watch (`UpstreamRequest.failing`).
+ */
+const streamSource = (stream: Readable): BodySource => ({
+  pipe(destination) {
+    const resume = () => stream.resume();
+    stream.on('data', (chunk: Buffer) => {
+      if (destination.write(chunk)) return;
+      stream.pause();
+      destination.once('drain', resume);
+    });
+    stream.on('end', () => destination.end());
+    return destination;
+  },
+});
+
 /** The body for the next attempt; undefined when a streamed body was sent already. */
 export function openBody(body: RequestBody): BodySource | undefined {
   switch (body.kind) {
@@ -43,7 +62,7 @@ export function openBody(body: RequestBody): BodySource | undefined {
     case 'stream':
       if (body.used) return undefined;
       body.used = true;
-      return body.stream;
+      return streamSource(body.stream);
   }
 }
 

@@ -157,3 +157,32 @@ t.test('a caller who reads slowly slows the provider down: the gateway does not 
   t.ok(written < 64 * mib, `the provider wrote ${written / mib} MiB of ${total} while the caller read nothing`);
   t.same(await hashStream(res), { digest: digestOf(total), size: total * mib }, 'then every byte arrives, intact');
 });
+
+t.test('a provider that reads slowly slows the caller\'s upload down: the gateway does not hold the body', async (t) => {
+  const total = 256;
+  let startReading!: () => void;
+  const reading = new Promise<void>((resolve) => { startReading = resolve; });
+  const { open } = await setup(t, async (req, res) => {
+    await reading;
+    const got = await hashStream(req);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(got));
+  });
+  const req = open('POST', '/upload/slow-reader', { 'content-type': 'application/octet-stream', 'content-length': String(total * mib) });
+  let sent = 0;
+  const writing = (async () => {
+    for (let i = 0; i < total; i++) {
+      const more = req.write(block);
+      sent += mib;
+      if (!more) await new Promise((resolve) => req.once('drain', resolve));
+    }
+  })();
+  // The provider reads nothing for a while: what the caller got to send is what the buffers on
+  // the way hold, not the body.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.ok(sent < 64 * mib, `the caller sent ${sent / mib} MiB of ${total} while the provider read nothing`);
+  startReading();
+  await writing;
+  req.end();
+  t.same(await jsonOf(await responseOf(req)), { digest: digestOf(total), size: total * mib }, 'then every byte arrives, intact');
+});
