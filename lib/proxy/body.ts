@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Readable, type Writable } from 'node:stream';
 import { fail, GatewayError } from '../errors.js';
+import { copy } from './copy.js';
 
 /**
  * A proxied request's body. Only `bytes` can be sent more than once (retries, a refresh after
@@ -35,21 +36,10 @@ const bytesSource = (bytes: Buffer | undefined): BodySource => ({
 
 export const emptyBody = bytesSource(undefined);
 
-/**
- * A stream copied into the provider request with two listeners (`data`, `end`), pausing
- * until `drain` when the provider is not keeping up: what `pipe` does for this one-way copy,
- * without its seven listeners set up and torn down per call. Errors are the transport's to
- * watch (`UpstreamRequest.failing`).
- */
+/** A caller's upload, copied into the provider request as it arrives (errors: `UpstreamRequest.failing`). */
 const streamSource = (stream: Readable): BodySource => ({
   pipe(destination) {
-    const resume = () => stream.resume();
-    stream.on('data', (chunk: Buffer) => {
-      if (destination.write(chunk)) return;
-      stream.pause();
-      destination.once('drain', resume);
-    });
-    stream.on('end', () => destination.end());
+    copy(stream, destination);
     return destination;
   },
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../http/logger.js';
+import { copy } from './copy.js';
 import { dropConnection } from './drop-connection.js';
 import { headerObject, responseHeaderList } from './headers.js';
 import type { PageEvent, WalkSummary } from './pages.js';
@@ -10,14 +11,12 @@ import type { Cancel } from './upstream.js';
 const lengthAndCoding = new Set(['content-length', 'content-encoding']);
 
 /**
- * Copies `body` into `res` until `res` closes (the promise tells when), with backpressure:
- * a write the caller cannot take yet pauses the body until `drain`. Either side failing ends
- * the other: a caller who leaves destroys the provider's body (and connection); a provider
- * body cut short, or undecodable, destroys the caller's response. (Two listeners on `body`
- * rather than `pipe`, which adds seven and removes them again on every call, or
- * `stream.pipeline`, which also allocates an AbortController and a DOMException: this is the
- * hot path. `on` rather than `once`: each of these streams closes once, and the listeners go
- * with it, so no wrapper per listener.)
+ * Copies `body` into `res` until `res` closes (the promise tells when), with backpressure
+ * (`copy`). Either side failing ends the other: a caller who leaves destroys the provider's
+ * body (and connection); a provider body cut short, or undecodable, destroys the caller's
+ * response. (`copy` rather than `stream.pipeline`, which allocates an AbortController and a
+ * DOMException per call on this hot path; `on` rather than `once`: each of these streams
+ * closes once, and the listeners go with it, so no wrapper per listener.)
  */
 function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResponse, cancel: Cancel): Promise<void> {
   return new Promise((resolve) => {
@@ -33,13 +32,7 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
       if (!res.writableFinished) stop();
       resolve();
     });
-    const resume = () => body.resume();
-    body.on('data', (chunk: Buffer) => {
-      if (res.write(chunk)) return;
-      body.pause();
-      res.once('drain', resume);
-    });
-    body.on('end', () => res.end());
+    copy(body, res);
   });
 }
 
