@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from './http/logger.js';
 
 /**
@@ -152,15 +152,4 @@ export function answerError(ctx: Context, err: unknown, logger: Logger): void {
   ctx.status = 500;
   ctx.set(errorCodeHeader, 'server_error');
   ctx.body = errorBody('server_error', 'An internal error occurred.', { request_id: ctx.state.requestId });
-}
-
-/** The one error middleware, for a stack of its own (the gateway's edge does the same in `lib/http/edge.ts`). */
-export function createErrorHandler(logger: Logger): Middleware {
-  return async function handleErrors(ctx, next) {
-    try {
-      await next();
-    } catch (err) {
-      answerError(ctx, err, logger);
-    }
-  };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AuthMaterial, CredentialResolver } from '../credentials/index.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
-import { canReplay, frameBody, openBody, type RequestBody } from './body.js';
+import { canReplay, frameBody, openBody, type BodySource, type RequestBody } from './body.js';
 import { requestHeaders } from './headers.js';
 import type { ResolvedProxyOptions } from './options.js';
 import type { PageRequest } from './paginate.js';
@@ -67,7 +67,7 @@ export function createExchange(deps: ExchangeDeps) {
   const materialOf = (call: PreparedCall): AuthMaterial | Promise<AuthMaterial> =>
     resolver.peek?.(call.target) ?? resolver.resolve(call.target);
 
-  const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: NonNullable<ReturnType<typeof openBody>>): UpstreamRequest => {
+  const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: BodySource): UpstreamRequest => {
     const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
     frameBody(headers, body, call.method);
     const query = joinQuery(page.query, call.base.query, auth.query);

@@ -14,7 +14,8 @@ export interface BufferedResponse {
   body: Buffer;
 }
 
-const lengthAndCoding = new Set(['content-length', 'content-encoding']);
+/** Headers that no longer describe a decoded body (`bodyStream`'s `decoding`): the caller is not sent them. */
+export const lengthAndCoding: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
 
 /** No body to decode: HEAD, 204, 304, or an empty one (a decoder would call it truncated). */
 const bodiless = (response: IncomingMessage) => (response as { req?: { method?: string } }).req?.method === 'HEAD' || response.statusCode === 204 ||

@@ -5,10 +5,8 @@ import { copy } from './copy.js';
 import { dropConnection } from './drop-connection.js';
 import { headerObject, responseHeaderList } from './headers.js';
 import type { PageEvent, WalkSummary } from './pages.js';
-import { bodyStream, type BufferedResponse } from './read-response.js';
+import { bodyStream, lengthAndCoding, type BufferedResponse } from './read-response.js';
 import type { Cancel } from './upstream.js';
-
-const lengthAndCoding = new Set(['content-length', 'content-encoding']);
 
 /**
  * Copies `body` into `res` until `res` closes (the promise tells when), with backpressure

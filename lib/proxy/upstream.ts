@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { BodySource } from './body.js';
 import httpProxy from 'http-proxy';
+import type { BodySource } from './body.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { createDeadlines, type Deadlines, type Expiring } from './deadlines.js';
 import { dropConnection } from './drop-connection.js';

@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import t, { type Test } from 'tap';
 import type { CredentialResolver, CredentialTarget } from '../../lib/credentials/index.js';
-import { createErrorHandler, GatewayError } from '../../lib/errors.js';
+import { GatewayError } from '../../lib/errors.js';
+import { createEdge } from '../../lib/http/edge.js';
 import { createLogger } from '../../lib/http/logger.js';
 import { createProxy } from '../../lib/proxy/index.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -48,12 +49,12 @@ async function setup(t: Test, respond: Parameters<typeof fakeProvider>[0], resol
   const { catalog, integrations, connections } = gw.gateway;
   const proxy = createProxy({ catalog, integrations, connections, resolver, logger, options: { replayableBodyBytes: 1024 } });
   const app = new Koa();
-  app.use(createErrorHandler(logger));
-  app.use(async (ctx, next) => {
+  const routes = proxy.routes.routes();
+  // The gateway's own edge (error shape, request id) around the proxy route, with the environment set.
+  app.use(createEdge(logger, (ctx, next) => {
     ctx.state.environment = { name: 'dev', secretKey: 'unused' };
-    await next();
-  });
-  app.use(proxy.routes.routes());
+    return routes(ctx as Parameters<typeof routes>[0], next);
+  }));
   const server = await listen(app.callback());
   t.teardown(async () => {
     await server.close();
