@@ -29,6 +29,7 @@ export const operations: Operation[] = [
   { method: 'get', path: '/health', tag: 'meta', summary: 'Liveness: answers 200 while the gateway runs', auth: 'public' },
   { method: 'get', path: '/providers', tag: 'providers', summary: 'The provider catalog (spec 4.1)' },
   { method: 'get', path: '/providers/{provider}', tag: 'providers', summary: 'One provider (spec 4.2)' },
+  { method: 'get', path: '/providers/{provider}/logo.svg', tag: 'providers', summary: 'The provider\'s logo (image/svg+xml): its simple-icons brand mark, or a monogram; cached a week, with an ETag', auth: 'public' },
   { method: 'post', path: '/integrations', tag: 'integrations', summary: 'Create an integration', body: createIntegrationSchema, success: 201 },
   { method: 'get', path: '/integrations', tag: 'integrations', summary: 'List integrations' },
   { method: 'get', path: '/integrations/{uniqueKey}', tag: 'integrations', summary: 'Get an integration (secrets masked)' },
