@@ -8,6 +8,7 @@ import {
   readCatalogDir,
 } from '../../lib/providers/catalog.js';
 import { authModes, type Provider } from '../../lib/providers/schema.js';
+import { problemsOf } from '../helpers/catalog-problems.js';
 
 const providers = readCatalogDir();
 const byName = new Map(providers.map((p) => [p.name, p]));
@@ -27,16 +28,6 @@ const valid = {
   token_url: 'https://example.com/oauth/token',
   proxy: { base_url: 'https://api.example.com' },
   docs: 'https://example.com/docs',
-};
-
-const problemsOf = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CatalogError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a CatalogError');
 };
 
 t.test('the built-in catalog folder loads without a CatalogError', (t) => {

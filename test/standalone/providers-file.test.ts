@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { readProvidersFile } from '../../adapters/standalone/providers-file.js';
-import { CatalogError } from '../../lib/providers/index.js';
 import { startGateway } from '../helpers/gateway.js';
+import { problemsOf } from '../helpers/catalog-problems.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portico-providers-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,16 +13,6 @@ const write = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const problemsOf = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CatalogError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a CatalogError');
-};
-
 t.test('the minimal example of docs/providers.md loads and is served with defaults', async (t) => {
   const path = write('providers.yaml', [
     '- name: acme-crm',
