@@ -22,10 +22,12 @@ export interface Logos {
 const loose = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
 /**
- * The explicit `logo` slug, else the name (or the name without dashes) when simple-icons' title
- * for it matches the display name: a brand that merely shares a word never lends its logo.
+ * The explicit `logo` slug (`false`: the monogram), else the name (or the name without dashes)
+ * when simple-icons' title for it matches the display name: a brand that merely shares a word
+ * never lends its logo, and one that shares the whole name is opted out with `logo: false`.
  */
 function resolve(provider: Provider, icons: BrandIcons): LogoSource {
+  if (provider.logo === false) return { kind: 'monogram' };
   if (provider.logo) {
     const icon = icons.get(provider.logo);
     return icon ? { kind: 'brand', icon } : { kind: 'monogram' };

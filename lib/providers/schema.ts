@@ -101,8 +101,11 @@ export const providerSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'),
   /** Default: the name. */
   display_name: z.string().min(1).optional(),
-  /** simple-icons slug when the brand's slug is not the name (or the name without dashes). */
-  logo: logoSlug.optional(),
+  /**
+   * simple-icons slug when the brand's slug is not the name (or the name without dashes); `false`
+   * when a simple-icons brand of the same name is another company (the monogram is used).
+   */
+  logo: z.union([logoSlug, z.literal(false)]).optional(),
   /** A logo hosted elsewhere, published as `logo_url` instead of the gateway's own logo route. */
   logo_url: url.optional(),
   /** Default: `["other"]`. */

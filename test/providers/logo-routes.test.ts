@@ -55,6 +55,10 @@ t.test('a brand simple-icons lacks gets a monogram; unknown providers are a JSON
   t.match(close.text, /<text [^>]*>C<\/text>/, 'Close: its initial');
   t.notOk(close.text.includes('<path'), 'no borrowed brand mark');
 
+  const kit = await gw.call('GET', '/providers/kit/logo.svg', { key: null });
+  t.notOk(kit.text.includes(simpleIconsPath('kit')), 'logo: false keeps a same-named brand (kit.co) off Kit');
+  t.match(kit.text, /<text [^>]*>K<\/text>/);
+
   const scout = await gw.call('GET', '/providers/help-scout/logo.svg', { key: null });
   t.match(scout.text, /<path /, 'Help Scout is in simple-icons as helpscout');
 
