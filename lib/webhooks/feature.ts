@@ -14,9 +14,7 @@ import { createInstallationIndex } from './inbound/installation-index.js';
 import { builtInWebhookRoutings } from './inbound/registry.js';
 import { createInboundWebhookRoutes } from './inbound/routes.js';
 import { resolveWebhookOptions, type WebhookOptions } from './options.js';
-import { createBullmqQueue } from './queue/bullmq-queue.js';
-import { createKeyvQueue } from './queue/keyv-queue.js';
-import type { DeliveryQueue } from './queue/queue.js';
+import type { DeliveryJob } from './delivery-job.js';
 import { createWebhookRoutes } from './routes.js';
 import { createWebhookSender } from './sender.js';
 import { createDeliverySequence } from './sequence.js';
@@ -39,16 +37,12 @@ export interface WebhookDeps {
 /** Pause before a job whose handler threw (e.g. the store was unreachable) is tried again. */
 const errorDelayMs = 5_000;
 
-function chooseQueue(deps: WebhookDeps, concurrency: number, attempts: number): DeliveryQueue {
-  const { storage, logger } = deps;
-  if (storage.redis) {
-    return createBullmqQueue({ url: storage.redis.url, prefix: storage.redis.prefix, logger, concurrency, attempts, errorDelayMs });
-  }
-  if (storage.shared) {
-    throw new Error(`webhooks: storage "${storage.kind}" is shared but not Redis; pass webhooks.queue (a queue several processes can share)`);
-  }
-  return createKeyvQueue({ storage, logger, concurrency, errorDelayMs });
-}
+/**
+ * Attempts before a job goes to the dead letters: the delivery policy decides when a delivery
+ * fails (its record says so); this ceiling only stops a handler that keeps throwing (the store
+ * unreachable for hours), and its job stays visible among the queue's dead letters.
+ */
+const maxAttempts = 50;
 
 /**
  * The webhooks feature: outgoing signed deliveries (auth events from the bus, and whatever other
@@ -65,7 +59,10 @@ export async function createWebhooks(deps: WebhookDeps) {
   const log = createDeliveryLog(storage, sequence, { retention: resolved.retention, scanLimit: 5_000 });
   const connectionUrls = createConnectionWebhookUrls(storage);
   const installations = createInstallationIndex(storage, deps.connections);
-  const queue = deps.options?.queue ?? chooseQueue(deps, resolved.concurrency, resolved.policy.retries + 1);
+  const queue = deps.options?.queue ?? storage.queue<DeliveryJob>('webhooks', {
+    errorDelayMs, maxAttempts, onError: (message, details) => logger.warn(`webhooks: ${message}`, details),
+    ...(deps.options?.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
+  });
   const sender = createWebhookSender({ settings, connectionUrls, sequence, log, queue, integrations: deps.integrations, isEnvironment });
 
   const unsubscribe = deps.events.subscribe(async (event) => {
@@ -80,7 +77,7 @@ export async function createWebhooks(deps: WebhookDeps) {
   });
 
   const poster = createWebhookPoster({ timeoutMs: resolved.policy.timeoutMs });
-  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }));
+  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), { concurrency: resolved.concurrency });
 
   return {
     /** For other features: accept an event (sync, records, action, …) for delivery. */

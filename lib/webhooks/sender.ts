@@ -3,7 +3,8 @@ import type { IntegrationService } from '../integrations/index.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
 import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
-import type { DeliveryJob, DeliveryQueue } from './queue/queue.js';
+import type { WorkQueue } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 import type { DeliverySequence } from './sequence.js';
 import type { WebhookSettingsStore } from './settings.js';
 
@@ -26,7 +27,7 @@ export interface SenderDeps {
   connectionUrls: ConnectionWebhookUrls;
   sequence: DeliverySequence;
   log: DeliveryLog;
-  queue: DeliveryQueue;
+  queue: WorkQueue<DeliveryJob>;
   integrations: IntegrationService;
   isEnvironment(env: string): boolean;
 }
@@ -84,7 +85,7 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         body,
         created_at: r.created_at,
       }));
-      if (jobs.length > 0) await deps.queue.enqueue(jobs);
+      if (jobs.length > 0) await deps.queue.enqueue(jobs.map((job) => ({ id: job.id, data: job })));
       return { delivery_id: payload.delivery_id, queued: jobs.length };
     },
   };

@@ -2,7 +2,8 @@ import type { Logger } from '../http/logger.js';
 import type { WebhookPoster } from './attempt.js';
 import type { AttemptRecord, DeliveryLog } from './deliveries.js';
 import { decide, type AttemptResult, type DeliveryPolicy } from './policy.js';
-import type { JobHandler } from './queue/queue.js';
+import type { JobHandler } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 import type { WebhookSettingsStore } from './settings.js';
 import { signatureHeaders } from './signing.js';
 
@@ -18,9 +19,9 @@ const describe = (result: AttemptResult): string | null => {
  * The queue's handler: signs the body with the environment's current key (so a rotation applies to
  * retries too), makes one attempt, records it, and says whether to retry.
  */
-export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler {
+export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler<DeliveryJob> {
   const { policy, log, logger } = deps;
-  return async (job, attempt, signal) => {
+  return async ({ data: job, attempt }, signal) => {
     const { signing_key } = await deps.settings.get(job.environment);
     const body = Buffer.from(job.body, 'utf8');
     const at = new Date().toISOString();
