@@ -18,7 +18,7 @@ await runWorkQueueContract(t, 'outbox on memory', async (t) => {
   });
   return {
     async open(options: QueueOptions = {}) {
-      const queue = createKeyvQueue<Payload>(storage, 'contract', { errorDelayMs: 100, ...options, pollMs: 100, tickMs: 100 });
+      const queue = createKeyvQueue<Payload>(storage, 'contract', { errorDelayMs: 100, ...options, pollMs: 60_000, tickMs: 100 });
       opened.push(queue);
       return queue;
     },

@@ -21,7 +21,7 @@ await runWorkQueueContract(t, 'outbox on sqlite', async (t) => {
   return {
     async open(options: QueueOptions = {}) {
       // Fast polling so handles in one process see each other's jobs at once.
-      const queue = createKeyvQueue<Payload>(storage, 'contract', { errorDelayMs: 100, ...options, pollMs: 100, tickMs: 100 });
+      const queue = createKeyvQueue<Payload>(storage, 'contract', { errorDelayMs: 100, ...options, pollMs: 60_000, tickMs: 100 });
       opened.push(queue);
       return queue;
     },

@@ -77,13 +77,13 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
     return outcome.kind === 'retry' ? outcome : { kind: 'release' };
   };
 
-  const run = async (id: string) => {
+  /** One claim and attempt; returns when to look at the job again, if it is still waiting. */
+  const run = async (id: string): Promise<number | null> => {
     const claimed = await entries.claim(id);
     if (claimed.token === null) {
       // Held by another worker, or not due yet: look again when that can have changed.
       const { entry } = claimed;
-      if (entry?.state === 'waiting') wake(id, Math.max(entry.due, entry.claim?.until ?? 0));
-      return;
+      return entry?.state === 'waiting' ? Math.max(entry.due, entry.claim?.until ?? 0) : null;
     }
     const { entry, token } = claimed;
     const cut = new AbortController();
@@ -103,7 +103,7 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
       abort.signal.removeEventListener('abort', stop);
     }
     const stored = await entries.settle(id, token, settlement);
-    if (stored?.state === 'waiting' && settlement.kind !== 'release') wake(id, stored.due);
+    return stored?.state === 'waiting' && settlement.kind !== 'release' ? stored.due : null;
   };
 
   function pump() {
@@ -114,10 +114,11 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
         .catch((error: unknown) => {
           // The store refused a claim or a settlement: the job stays as stored and comes back.
           onError('queue store operation failed', { queue: name, job: id, error: describe(error) });
-          wake(id, Date.now() + settings.errorDelayMs);
+          return Date.now() + settings.errorDelayMs;
         })
-        .finally(() => {
+        .then((again) => {
           inFlight.delete(id);
+          if (again !== null) wake(id, again);
           pump();
         });
       inFlight.set(id, running);

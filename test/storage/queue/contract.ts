@@ -146,9 +146,10 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       const remember = { keepDoneMs: 60_000 };
       const queues = [await backend.open(remember), await backend.open(remember), await backend.open(remember)];
       const { calls, handler } = recorder(() => sleep(Math.random() * 10).then(() => undefined));
-      for (const queue of queues) await queue.start(handler, four);
+      // Enqueued before any worker starts: all three find all sixty waiting and race for each.
       const jobs = Array.from({ length: 60 }, (_, i) => job(`many-${i}`));
       await Promise.all(queues.map((queue, q) => queue.enqueue(jobs.filter((_, i) => i % 3 === q))));
+      await Promise.all(queues.map((queue) => queue.start(handler, four)));
       // The same jobs offered again through another worker (finished ids are remembered): still once each.
       await queues[1]!.enqueue(jobs.slice(0, 10));
       await waitFor(() => calls.length >= 60, 'all jobs', 20_000);
