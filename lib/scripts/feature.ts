@@ -92,6 +92,8 @@ export async function createScripts(deps: ScriptsDeps) {
     logs: runner.logs,
     /** Re-creates the schedules of an environment's syncs (after a deploy). */
     reschedule: jobs.reschedule,
+    /** Runs waiting, delayed, running and dead-lettered (for metrics). */
+    queueCounts: jobs.counts,
     /** Runs a sync now, in this process, and returns its outcome (tests and embedded callers). */
     runSyncNow: jobs.runSyncNow,
     /** Runs an on-event script for a connection now (the authorization flow's post-connection step). */

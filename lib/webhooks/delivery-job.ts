@@ -15,4 +15,6 @@ export interface DeliveryJob {
   /** The JSON body, exactly as it will be signed and sent. */
   body: string;
   created_at: string;
+  /** Attempts the delivery had before this job (a re-send through the API): recorded numbers go on from there. */
+  attempt_offset?: number;
 }

@@ -10,6 +10,8 @@ import { createWebhookPoster } from './attempt.js';
 import { authEventFor, isConnectionEvent } from './auth-events.js';
 import { createConnectionWebhookUrls } from './connection-urls.js';
 import { createDeliveryLog } from './deliveries.js';
+import { createEventLog } from './event-log.js';
+import { createRedelivery } from './redeliver.js';
 import { createInstallationIndex } from './inbound/installation-index.js';
 import { builtInWebhookRoutings } from './inbound/registry.js';
 import { createInboundWebhookRoutes } from './inbound/routes.js';
@@ -57,13 +59,14 @@ export async function createWebhooks(deps: WebhookDeps) {
   const settings = createWebhookSettingsStore({ storage, cipher: deps.cipher, environments: deps.environments, cacheTtlMs: deps.cacheTtlMs });
   const sequence = createDeliverySequence(storage);
   const log = createDeliveryLog(storage, sequence, { retention: resolved.retention, scanLimit: 5_000 });
+  const events = createEventLog(storage, createDeliverySequence(storage, 'webhook-event'), { retention: resolved.retention });
   const connectionUrls = createConnectionWebhookUrls(storage);
   const installations = createInstallationIndex(storage, deps.connections);
   const queue = deps.options?.queue ?? storage.queue<DeliveryJob>('webhooks', {
     errorDelayMs, maxAttempts, onError: (message, details) => logger.warn(`webhooks: ${message}`, details),
     ...(deps.options?.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
   });
-  const sender = createWebhookSender({ settings, connectionUrls, sequence, log, queue, integrations: deps.integrations, isEnvironment });
+  const sender = createWebhookSender({ settings, connectionUrls, sequence, log, events, queue, integrations: deps.integrations, isEnvironment });
 
   const unsubscribe = deps.events.subscribe(async (event) => {
     if (!isConnectionEvent(event)) return;
@@ -87,9 +90,11 @@ export async function createWebhooks(deps: WebhookDeps) {
       deliveries: log,
       policy: resolved.policy,
       queueKind: queue.kind,
+      /** Deliveries waiting, delayed, being attempted and dead-lettered (for metrics). */
+      queueCounts: () => queue.counts(),
     },
     /** Behind the secret key. */
-    routes: createWebhookRoutes({ settings, log, connectionUrls, connections: deps.connections }),
+    routes: createWebhookRoutes({ settings, log, events, redeliver: createRedelivery({ log, events, queue }), connectionUrls, connections: deps.connections }),
     /** Public: providers call these. */
     inboundRoutes: createInboundWebhookRoutes({
       isEnvironment, integrations: deps.integrations, connections: deps.connections, catalog: deps.catalog,

@@ -33,8 +33,9 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
       throw error;
     }
     const verdict = decide(policy, attempt, attempted.result);
+    const number = (job.attempt_offset ?? 0) + attempt;
     const record: AttemptRecord = {
-      attempt,
+      attempt: number,
       at,
       status: attempted.result.kind === 'response' ? attempted.result.status : null,
       duration_ms: attempted.durationMs,
@@ -45,11 +46,11 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
       ...r,
       state: verdict.kind === 'delivered' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'pending',
       reason: verdict.kind === 'failed' ? verdict.reason : null,
-      attempts: [...r.attempts.filter((a) => a.attempt !== attempt), record],
+      attempts: [...r.attempts.filter((a) => a.attempt !== number), record],
       updated_at: new Date().toISOString(),
     }));
     if (verdict.kind !== 'delivered') {
-      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt, error: record.error, retry_in_ms: record.retry_in_ms });
+      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt: number, error: record.error, retry_in_ms: record.retry_in_ms });
     }
     return verdict.kind === 'retry' ? { kind: 'retry', delayMs: verdict.delayMs } : { kind: 'done' };
   };

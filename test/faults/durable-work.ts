@@ -1,12 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import t from 'tap';
 import { fakeProvider } from '../helpers/http.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 import { writeScript } from '../scripts/fixtures.js';
 
@@ -59,7 +56,7 @@ async function scheduledSlots(url: string): Promise<number[]> {
  * hanging) and a scheduled sync whose slots fall while the gateway is down. After the restart
  * every action runs to completion once, with one webhook each, and the missed slots give one run.
  */
-async function killAndRestart(t: Test, store: Record<string, string>) {
+export async function killAndRestart(t: Test, store: Record<string, string>) {
   let answering = false;
   const hanging: { end(): void }[] = [];
   const provider = await fakeProvider((req, res) => {
@@ -137,12 +134,3 @@ async function killAndRestart(t: Test, store: Record<string, string>) {
   t.equal(missed.length, 1, 'the slots due while the gateway was down gave one run');
   t.equal(new Set(slots).size, slots.length, 'no slot ran twice');
 }
-
-t.test('SQLite: accepted work survives a SIGKILL', (t) => killAndRestart(t, { STORE_URL: `sqlite://${join(t.testdir({}), 'portico.db')}` }));
-
-t.test('Redis: accepted work survives a SIGKILL', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('durable-work');
-  t.teardown(() => removeRedisKeys(prefix));
-  await killAndRestart(t, { STORE_URL: redisUrl, REDIS_PREFIX: prefix });
-});
