@@ -43,6 +43,8 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
   let concurrency = 1;
   let loop: NodeJS.Timeout | undefined;
   let lastScan = 0;
+  // A queue without schedules (the webhooks') looks for new ones only when it polls.
+  let hasSchedules = true;
   let closed = false;
 
   /** Makes `id` ready at `at`; one timer per id at most. */
@@ -137,11 +139,13 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
   };
 
   const tick = async () => {
-    await schedules.fire(async (id, slot, data) => {
-      const jobId = `${id}@${slot}`;
-      for (const added of await entries.add([{ id: jobId, data }], slot)) wake(added.id, added.due);
-    });
-    if (Date.now() - lastScan >= pollMs) await scan();
+    const polling = Date.now() - lastScan >= pollMs;
+    if (hasSchedules || polling) {
+      hasSchedules = await schedules.fire(async (id, slot, data) => {
+        for (const added of await entries.add([{ id: `${id}@${slot}`, data }], slot)) wake(added.id, added.due);
+      });
+    }
+    if (polling) await scan();
   };
 
   const loopOnce = () => {
@@ -157,7 +161,10 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
     async enqueue(jobs) {
       for (const entry of await entries.add(jobs)) wake(entry.id, entry.due);
     },
-    schedule: (id, everyMs, data) => schedules.upsert(id, everyMs, data),
+    async schedule(id, everyMs, data) {
+      await schedules.upsert(id, everyMs, data);
+      hasSchedules = true;
+    },
     unschedule: (id) => schedules.remove(id),
     nextRun: (id) => schedules.next(id),
     async start(jobHandler, workerOptions) {

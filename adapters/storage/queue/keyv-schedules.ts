@@ -44,7 +44,8 @@ export function createScheduleStore<T>(kv: Keyv<Schedules<T>>, coordinator: Coor
 
     /**
      * Fires every due schedule once: `enqueue` gets the latest due slot of each (missed slots
-     * collapse into one), and the schedule moves to the slot after now.
+     * collapse into one), and the schedule moves to the slot after now. Answers whether the
+     * queue has any schedule at all.
      */
     fire: (enqueue: (id: string, slot: number, data: T) => Promise<void>) => locked(async () => {
       const all = await read();
@@ -58,6 +59,7 @@ export function createScheduleStore<T>(kv: Keyv<Schedules<T>>, coordinator: Coor
         changed = true;
       }
       if (changed) await kv.set(key, all);
+      return Object.keys(all).length > 0;
     }),
   };
 }
