@@ -41,7 +41,7 @@ export function createJobs(deps: JobsDeps) {
     keepDoneMs, maxAttempts, onError: (message, details) => logger.warn(`scripts: ${message}`, details),
     ...(deps.options.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
   });
-  const engine: ScriptQueue = {
+  const queue: ScriptQueue = {
     enqueue: (job, dedupeId) => work.enqueue([{ id: dedupeId ?? `${job.type}|${randomUUID()}`, data: job }]),
     nextRun: (id) => work.nextRun(id),
   };
@@ -54,7 +54,7 @@ export function createJobs(deps: JobsDeps) {
     if (!entry || !isSync(entry)) return;
     const id = scheduleId(job.environment, job.providerConfigKey, job.sync);
     for (const c of await runner.connections.list(job.environment, { provider_config_key: job.providerConfigKey })) {
-      await engine.enqueue({
+      await queue.enqueue({
         type: 'sync', environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId: c.connection_id,
         sync: job.sync, mode: 'incremental', trigger: 'schedule', ...(slot !== null ? { scheduledAt: slot } : {}),
       }, slot !== null ? `${id}|${c.connection_id}|${slot}` : undefined);
@@ -97,19 +97,19 @@ export function createJobs(deps: JobsDeps) {
       return;
     }
     for (const e of entries.filter((s) => isSync(s) && s.manifest.autoStart !== false)) {
-      await engine.enqueue({ type: 'sync', environment: env, providerConfigKey: pck, connectionId: cid, sync: e.name, mode: 'incremental', trigger: 'connection' });
+      await queue.enqueue({ type: 'sync', environment: env, providerConfigKey: pck, connectionId: cid, sync: e.name, mode: 'incremental', trigger: 'connection' });
     }
     // Post-connection scripts of the integration. The one the catalog names (post_connection_script)
     // is the authorization flow's to run, before its success page (see hooks.ts).
     const named = runner.catalog.get(event.provider)?.post_connection_script;
     const scripts = entries.filter((e) => e.manifest.type === 'on-event' && e.manifest.event === 'post-connection-creation' && e.name !== named);
     for (const e of scripts) {
-      await engine.enqueue({ type: 'on-event', environment: env, providerConfigKey: pck, connectionId: cid, script: e.name });
+      await queue.enqueue({ type: 'on-event', environment: env, providerConfigKey: pck, connectionId: cid, script: e.name });
     }
   };
 
   return {
-    queue: engine,
+    queue,
     /** Jobs per state, for metrics. */
     counts: () => work.counts(),
     scheduleId,
