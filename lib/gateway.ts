@@ -19,6 +19,8 @@ import { createCatalog, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
 import { createGatewayHost, createScriptHooks, createScripts, type ScriptsApi } from './scripts/index.js';
+import { observeStorage } from './storage/index.js';
+import { createMetrics, createMetricsRoutes, createTracing } from './telemetry/index.js';
 import { createWebhooks } from './webhooks/index.js';
 
 export type { GatewayOptions } from './gateway-options.js';
@@ -41,10 +43,12 @@ export type Gateway = Awaited<ReturnType<typeof createGateway>>;
  */
 export async function createGateway(options: GatewayOptions) {
   const problems = validateEnvironments(options.environments);
+  if (options.metrics?.token !== undefined && options.metrics.token.length < 16) problems.push('metrics.token: must be at least 16 characters');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const logger = options.logger ?? createLogger();
-  const { storage } = options;
+  // Store failures become countable (portico:storage:error); callers still see each one.
+  const storage = observeStorage(options.storage);
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
   const cipher = createCipher(typeof options.encryptionKeys === 'string'
     ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys);
@@ -70,6 +74,12 @@ export async function createGateway(options: GatewayOptions) {
     createRemovedConnectionRoutes(),
   ];
   const closers: (() => Promise<void>)[] = [];
+  // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
+  const metrics = options.metrics ? createMetrics(options.environments.map((e) => e.name), options.metrics) : undefined;
+  if (metrics) closers.push(async () => metrics.close());
+  if (metrics && options.metrics?.token) publicRouters.push(createMetricsRoutes(metrics, options.metrics.token));
+  const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
+  if (tracing) closers.push(async () => tracing.close());
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
   const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
   publicRouters.push(webhooks.inboundRoutes);
@@ -177,6 +187,8 @@ export async function createGateway(options: GatewayOptions) {
     storage,
     cipher,
     routes,
+    /** Prometheus metrics (`registry`, `scrape()`), when `options.metrics` was given. */
+    metrics,
     /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
     async close() {
       for (const close of closers.reverse()) await close();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IntegrationService } from '../integrations/index.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
 import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
+import { webhookChannels } from './diagnostics.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
 import type { DeliveryJob, DeliveryQueue } from './queue/queue.js';
 import type { DeliverySequence } from './sequence.js';
@@ -84,7 +85,10 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         body,
         created_at: r.created_at,
       }));
-      if (jobs.length > 0) await deps.queue.enqueue(jobs);
+      if (jobs.length > 0) {
+        await deps.queue.enqueue(jobs);
+        if (webhookChannels.enqueued.hasSubscribers) webhookChannels.enqueued.publish({ environment: env, count: jobs.length });
+      }
       return { delivery_id: payload.delivery_id, queued: jobs.length };
     },
   };
