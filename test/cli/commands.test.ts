@@ -48,7 +48,7 @@ t.test('the old YAML configuration is refused with the way to the current format
   const cli = await cliFor(t);
   const dir = tempFolder(t, { 'nango.yaml': legacyYaml, 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
   for (const command of [['compile'], ['deploy']]) {
-    const run = await runPortico(cli, command, { cwd: dir, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } });
+    const run = await runPortico(cli, command, { cwd: dir, env: { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' } });
     t.equal(run.code, 1, `${command[0]}: ${run.stderr}`);
     t.match(run.stderr, /nango\.yaml: the YAML script configuration format is no longer supported \(deprecated 21 Jul 2025, removed 1 Dec 2025\)/);
     t.match(run.stderr, /How to move:[\s\S]*createSync[\s\S]*createAction[\s\S]*zod 4 schema/);
@@ -62,7 +62,7 @@ t.test('the old YAML configuration is refused with the way to the current format
   t.match(await runPortico(cli, ['compile'], { cwd: nested }), { code: 1, stderr: /github\/syncs\/config\.yml: the YAML script configuration format is no longer supported/ });
   // Other YAML (a compose file in a project root) is not the old format: the run goes on to the gateway.
   const project = tempFolder(t, { 'docker-compose.yml': 'services:\n  gateway: {}\n', 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
-  t.match(await runPortico(cli, ['dryrun', 'ok', 'c1'], { cwd: project, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } }), { code: 3, stderr: /Cannot reach the gateway/ });
+  t.match(await runPortico(cli, ['dryrun', 'ok', 'c1'], { cwd: project, env: { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' } }), { code: 3, stderr: /Cannot reach the gateway/ });
 });
 
 t.test('bundle and load errors name the file; an empty folder says what it expects', async (t) => {
@@ -72,7 +72,7 @@ t.test('bundle and load errors name the file; an empty folder says what it expec
     'fake/syncs/hourly.ts': `${header}export default createSync({ frequency: 'hourly', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n`,
     'fake/actions/plain.ts': 'export default { exec() {} };\n',
   });
-  const env = { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' };
+  const env = { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' };
   // dryrun bundles without the type-check: bundle and load problems surface on their own.
   const [missing, hourly, plain, empty] = await Promise.all([
     runPortico(cli, ['dryrun', 'missing', 'c1'], { cwd: dir, env }),

@@ -67,7 +67,7 @@ Exit codes: 0 written, 2 usage error.`,
       `  portico dryrun repositories <connection-id>        run the sync against a gateway, saving nothing`,
       `  portico dryrun create-issue <connection-id> --input '{"repository":"owner/name","title":"Hi"}'`,
       '  portico deploy                                     upload to the gateway',
-      `(The gateway needs an integration "${integration}" on provider github-app; set PORTICO_URL and PORTICO_SECRET_KEY.)`,
+      `(The gateway needs an integration "${integration}" on provider github-app; set SERVICE_BASE_URL and SERVICE_SECRET_KEY.)`,
     ].join('\n'));
     reporter.result({ ok: true, folder: root, integration, written, kept });
     return exitCodes.ok;
