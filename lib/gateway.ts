@@ -13,7 +13,7 @@ import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
-import { createFlowStore, createHookRegistry, createOAuthRoutes } from './oauth/index.js';
+import { createFlowStore, createHookRegistry, createOAuthRoutes, verifyCredentials } from './oauth/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
 import { createCatalog, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
@@ -70,7 +70,17 @@ export async function createGateway(options: GatewayOptions) {
   const protectedRouters: Router<GatewayState>[] = [
     createProviderRoutes(catalog),
     createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
-    createConnectionRoutes(connections),
+    createConnectionRoutes(connections, async (env, input) => {
+      // `"verify": true` on import: the same check as the API key form, at the catalog's verification endpoint.
+      const integration = await integrations.require(env, input.provider_config_key);
+      const provider = catalog.get(integration.provider);
+      if (!provider?.proxy.verification_endpoint) {
+        fail('invalid_request', `verify: provider ${integration.provider} has no verification endpoint in the catalog; import without "verify".`, { field: 'verify' });
+      }
+      if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
+        await verifyCredentials((url, init) => globalThis.fetch(url, init), provider, input.connection_config ?? {}, input.credentials);
+      }
+    }),
     createRemovedConnectionRoutes(),
   ];
   const closers: (() => Promise<void>)[] = [];

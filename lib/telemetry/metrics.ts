@@ -6,6 +6,7 @@ import type { ScriptRunEvent } from '../scripts/index.js';
 import type { StorageErrorEvent } from '../storage/index.js';
 import type { WebhookAttemptEvent, WebhookEnqueuedEvent } from '../webhooks/index.js';
 import { createLabelCap } from './labels.js';
+import { createSeriesCounter, createSeriesHistogram, seriesKey } from './series.js';
 import { createSubscriptions } from './subscriptions.js';
 
 export interface MetricsOptions {
@@ -38,9 +39,9 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   const registers = [registry];
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const proxyCalls = new Counter({ name: 'portico_proxy_calls_total', help: 'Calls through /proxy, by the status the caller got.', labelNames: ['environment', 'integration', 'provider', 'status'] as const, registers });
-  const proxyDuration = new Histogram({ name: 'portico_proxy_call_duration_seconds', help: 'Calls through /proxy, start to the end of the response.', labelNames: ['integration', 'provider'] as const, buckets: fast, registers });
-  const upstreamDuration = new Histogram({ name: 'portico_proxy_upstream_duration_seconds', help: 'Provider time per call or page: sending to the final response headers (retries and a token refresh included).', labelNames: ['provider'] as const, buckets: fast, registers });
+  const proxyCalls = createSeriesCounter(registry, 'portico_proxy_calls_total', 'Calls through /proxy, by the status the caller got.', ['environment', 'integration', 'provider', 'status']);
+  const proxyDuration = createSeriesHistogram(registry, 'portico_proxy_call_duration_seconds', 'Calls through /proxy, start to the end of the response.', ['integration', 'provider'], fast);
+  const upstreamDuration = createSeriesHistogram(registry, 'portico_proxy_upstream_duration_seconds', 'Provider time per call or page: sending to the final response headers (retries and a token refresh included).', ['provider'], fast);
   const upstreamErrors = new Counter({ name: 'portico_proxy_upstream_errors_total', help: 'Provider requests that got no answer (unreachable, reset, timeout).', labelNames: ['provider', 'reason'] as const, registers });
   const retries = new Counter({ name: 'portico_proxy_retries_total', help: 'Provider requests retried, by reason (a status or a network failure).', labelNames: ['provider', 'reason'] as const, registers });
   const refreshes = new Counter({ name: 'portico_token_refreshes_total', help: 'Token renewals (OAuth2 refresh, client credentials), by outcome.', labelNames: ['provider', 'auth_mode', 'outcome'] as const, registers });
@@ -59,11 +60,11 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) => {
     if (!ours.has(e.environment)) return;
     const key = integration(e.providerConfigKey);
-    proxyCalls.labels(e.environment, key, e.provider, String(e.status ?? 0)).inc();
-    proxyDuration.labels(key, e.provider).observe(seconds(e.durationMs ?? 0));
+    proxyCalls.inc(seriesKey(e.environment, key, e.provider, String(e.status ?? 0)));
+    proxyDuration.observe(seriesKey(key, e.provider), seconds(e.durationMs ?? 0));
   });
   subscriptions.on<ProxyResponseEvent>('portico:proxy:response', (e) => {
-    if (ours.has(e.environment)) upstreamDuration.labels(e.provider).observe(seconds(e.durationMs));
+    if (ours.has(e.environment)) upstreamDuration.observe(e.provider, seconds(e.durationMs));
   });
   subscriptions.on<ProxyErrorEvent>('portico:proxy:error', (e) => {
     if (ours.has(e.environment)) upstreamErrors.labels(e.provider, e.reason).inc();
