@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import t from 'tap';
 import { runPortico } from './harness.js';
 import { cliFor, header, tempFolder } from './setup.js';
@@ -42,6 +43,19 @@ t.test('help on every command, documented exit codes, usage errors exit 2', asyn
   t.match(await run('compile', '--dir', 'missing'), { code: 2, stderr: /scripts folder .*missing does not exist/ });
   t.match(await run('compile', '--bogus'), { code: 2, stderr: /Unknown option '--bogus'[\s\S]*portico compile --help/ });
   t.match(await run('init', '--integration', 'bad key!'), { code: 2, stderr: /is not a unique key/ });
+});
+
+t.test('init --integration X writes X\'s folder and says whose the examples are', async (t) => {
+  const cli = await cliFor(t);
+  const dir = tempFolder(t);
+  const init = await runPortico(cli, ['init', '--integration', 'hubspot-crm'], { cwd: dir });
+  t.equal(init.code, 0, init.stderr);
+  t.match(init.stdout, /wrote hubspot-crm\/syncs\/repositories\.ts[\s\S]*integration "hubspot-crm"; the examples call the GitHub API/);
+  t.notMatch(init.stdout, /github-app/, 'no GitHub provider asked of a HubSpot integration');
+  const { readFileSync } = await import('node:fs');
+  const sync = readFileSync(`${dir}/hubspot-crm/syncs/repositories.ts`, 'utf8');
+  t.match(sync, /^\/\/ Integration "hubspot-crm"[\s\S]*replace the endpoints and the model with hubspot-crm's/);
+  t.notOk(existsSync(`${dir}/github`), 'nothing written for github');
 });
 
 t.test('the old YAML configuration is refused with the way to the current format (spec 9)', async (t) => {

@@ -1,11 +1,11 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startGateway } from '../helpers/gateway.js';
 import { fakeProvider } from '../helpers/http.js';
 import { providerEntry } from '../proxy/helpers.js';
 
 const goodKey = 'sk_good_0123456789';
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const provider = await fakeProvider((req, res) => {
     res.statusCode = req.headers.authorization === `Bearer ${goodKey}` ? 200 : 401;
     res.end('{}');
