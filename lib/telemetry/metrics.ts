@@ -59,9 +59,9 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   const subscriptions = createSubscriptions();
   subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) => {
     if (!ours.has(e.environment)) return;
-    const key = integration(e.providerConfigKey);
-    proxyCalls.inc(seriesKey(e.environment, key, e.provider, String(e.status ?? 0)));
-    proxyDuration.observe(seriesKey(key, e.provider), seconds(e.durationMs ?? 0));
+    const pair = seriesKey(integration(e.providerConfigKey), e.provider);
+    proxyCalls.inc(seriesKey(e.environment, pair, String(e.status ?? 0)));
+    proxyDuration.observe(pair, seconds(e.durationMs ?? 0));
   });
   subscriptions.on<ProxyResponseEvent>('portico:proxy:response', (e) => {
     if (ours.has(e.environment)) upstreamDuration.observe(e.provider, seconds(e.durationMs));

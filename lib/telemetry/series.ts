@@ -3,8 +3,10 @@ import type { Registry } from 'prom-client';
 // Label values of one series, joined: the key of its entry (a control character no label holds).
 const SEP = '\u0001';
 
-/** The series key of label values, in the metric's label order. */
-export const seriesKey = (...values: string[]): string => values.join(SEP);
+/** The series key of label values, in the metric's label order (a key of some of them can be one of the values). */
+export function seriesKey(a: string, b: string, c?: string): string {
+  return c === undefined ? a + SEP + b : a + SEP + b + SEP + c;
+}
 
 const labelsOf = (names: readonly string[], key: string): Record<string, string> => {
   const values = names.length === 0 ? [] : key.split(SEP);
