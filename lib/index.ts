@@ -18,3 +18,4 @@ export {
   type SyncScript, type ActionScript, type OnEventScript, type ScriptService, type SyncService, type ActionService,
   type ProxyConfig, type PaginateConfig, type ScriptConnection, type ScriptsOptions, type ScriptModule, type JobEngine,
 } from './scripts/index.js';
+export type { Metrics, MetricsOptions, TracingOptions } from './telemetry/index.js';
