@@ -2,6 +2,7 @@ import { trace, type Span, type SpanContext, type Tracer, type TracerProvider } 
 import t from 'tap';
 import { proxyChannels } from '../../lib/proxy/index.js';
 import { proxySetup } from '../proxy/helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Recorded { name: string; attributes: Record<string, unknown>; status: number; ended: boolean }
 
@@ -82,4 +83,33 @@ t.test('a span that does not record gets no attributes', async (t) => {
   await new Promise((r) => setTimeout(r, 50));
   t.match(spans, [{ name: 'portico.proxy GET', ended: true }], 'started and ended');
   t.same(spans[0]?.attributes, {}, 'no attribute object was built for it');
+});
+
+t.test('a token refresh and a webhook delivery are spans; the refresh is counted in /metrics', async (t) => {
+  const { fakeTokenServer, harness, inMs, json, testProvider } = await import('../credentials/fixtures.js');
+  const { receiver } = await import('../webhooks/helpers.js');
+  const { devKey, prodKey } = await import('../helpers/gateway.js');
+  const { fakeProvider } = await import('../helpers/http.js');
+  const { provider, spans } = recordingProvider();
+  const tokens = await fakeTokenServer(t, (_req, res) => json(res, 200, { access_token: 'at-new', expires_in: 3600 }));
+  const api = await fakeProvider();
+  t.teardown(() => api.close());
+  const hook = await receiver();
+  t.teardown(() => hook.close());
+  const h = await harness(t, {
+    providers: [testProvider('crm', 'OAUTH2', api.url, { authorization_url: 'https://example.com/a', token_url: `${tokens.url}/token` })],
+    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }, { name: 'prod', secretKey: prodKey }],
+    tracing: { tracerProvider: provider },
+    metrics: { token: 'mt_trace_test_0123456789', processMetrics: false },
+  });
+  await h.create('/integrations', { unique_key: 'crm', provider: 'crm', credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret' } });
+  await h.create('/connections', { provider_config_key: 'crm', connection_id: 'c', credentials: { type: 'OAUTH2', access_token: 'at-0', refresh_token: 'rt', expires_at: inMs(-1) } });
+  const res = await h.gw.call('GET', '/proxy/v1/me', { headers: { 'provider-config-key': 'crm', 'connection-id': 'c' } });
+  t.equal(res.status, 200);
+  t.equal(tokens.received.length, 1, 'one refresh');
+  await waitFor(() => spans.some((s) => s.name === 'portico.webhook_delivery' && s.ended), 'the delivery span');
+  t.match(spans.find((s) => s.name === 'portico.token_refresh'), { ended: true, status: 0, attributes: { 'portico.integration': 'crm', 'portico.auth_mode': 'OAUTH2', 'portico.outcome': 'renewed' } });
+  t.match(spans.find((s) => s.name === 'portico.webhook_delivery'), { ended: true, attributes: { 'portico.environment': 'dev', 'portico.outcome': 'delivered', 'http.response.status_code': 200 } });
+  const metrics = await fetch(`${h.gw.url}/metrics`, { headers: { authorization: 'Bearer mt_trace_test_0123456789' } }).then((r) => r.text());
+  t.match(metrics, /portico_token_refreshes_total\{provider="crm",auth_mode="OAUTH2",outcome="renewed"\} 1/);
 });
