@@ -1,4 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
+import type { PreparedCall } from './prepare.js';
 
 /**
  * Lifecycle events of proxied calls on `node:diagnostics_channel`, so logs, metrics and traces
@@ -29,6 +30,17 @@ export interface ProxyEventSubject {
   /** The provider path, without the query string (which may carry credentials). */
   path: string;
 }
+
+/** The subject of an event about `call` (one page of it: `path`). */
+export const eventSubject = (call: PreparedCall, path: string): ProxyEventSubject => ({
+  environment: call.target.environment,
+  providerConfigKey: call.target.connection.provider_config_key,
+  connectionId: call.target.connection.connection_id,
+  provider: call.target.provider.name,
+  method: call.method,
+  host: call.base.host,
+  path,
+});
 
 /**
  * One call through `/proxy/…`: published at start, then again (the same object, completed)

@@ -7,7 +7,7 @@ import { requestHeaders } from './headers.js';
 import type { ResolvedProxyOptions } from './options.js';
 import type { PageRequest } from './paginate.js';
 import type { PreparedCall } from './prepare.js';
-import { proxyChannels, type ProxyEventSubject, type ProxyResponseEvent } from './diagnostics.js';
+import { eventSubject, proxyChannels, type ProxyEventSubject, type ProxyResponseEvent } from './diagnostics.js';
 import { announcedWait, backoff, isIdempotent, isRetryableStatus, sleep } from './retry.js';
 import type { Cancel, SendOutcome, Upstream, UpstreamRequest } from './upstream.js';
 
@@ -26,15 +26,7 @@ function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: 
   }
 }
 
-const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => ({
-  environment: call.target.environment,
-  providerConfigKey: call.target.connection.provider_config_key,
-  connectionId: call.target.connection.connection_id,
-  provider: call.target.provider.name,
-  method: call.method,
-  host: call.base.host,
-  path: page.path,
-});
+const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => eventSubject(call, page.path);
 
 /** Caller query, then the catalog's static query, then credentials; a caller parameter named like either is dropped. */
 function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
@@ -98,20 +90,12 @@ export function createExchange(deps: ExchangeDeps) {
 
   const delivered = (call: PreparedCall, page: PageRequest, response: IncomingMessage, retries: number, refreshed: boolean, started: number): IncomingMessage => {
     if (proxyChannels.response.hasSubscribers) {
-      // One literal, not a spread of `subject`: this one is published on every call.
-      const event: ProxyResponseEvent = {
-        environment: call.target.environment,
-        providerConfigKey: call.target.connection.provider_config_key,
-        connectionId: call.target.connection.connection_id,
-        provider: call.target.provider.name,
-        method: call.method,
-        host: call.base.host,
-        path: page.path,
+      const event: ProxyResponseEvent = Object.assign(subject(call, page), {
         status: response.statusCode ?? 0,
         retries,
         refreshed,
         durationMs: started === 0 ? 0 : performance.now() - started,
-      };
+      });
       proxyChannels.response.publish(event);
     }
     return response;

@@ -7,7 +7,7 @@ import type { Logger } from '../http/logger.js';
 import type { GatewayState } from '../http/state.js';
 import { incomingBody, readAll, type RequestBody } from './body.js';
 import { readControl } from './control.js';
-import { proxyChannels, type ProxyCallEvent } from './diagnostics.js';
+import { eventSubject, proxyChannels, type ProxyCallEvent } from './diagnostics.js';
 import type { Exchange } from './exchange.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { walkPages } from './pages.js';
@@ -45,17 +45,7 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
 
 /** The call's start event (only built when someone subscribes), published at once. */
 function callEvent(ctx: { state: GatewayState }, call: PreparedCall): ProxyCallEvent {
-  const event: ProxyCallEvent = {
-    environment: call.target.environment,
-    providerConfigKey: call.target.connection.provider_config_key,
-    connectionId: call.target.connection.connection_id,
-    provider: call.target.provider.name,
-    method: call.method,
-    host: call.base.host,
-    path: call.path,
-    requestId: ctx.state.requestId,
-    startedAt: performance.now(),
-  };
+  const event: ProxyCallEvent = Object.assign(eventSubject(call, call.path), { requestId: ctx.state.requestId, startedAt: performance.now() });
   if (proxyChannels.callStart.hasSubscribers) proxyChannels.callStart.publish(event);
   return event;
 }
