@@ -82,7 +82,8 @@ export const errorStatus = {
   unknown_action_run: 404,
   action_failed: 500,
   invalid_action_output: 500,
-  action_output_too_large: 500,
+  // The script answered more than the API passes on: like a bad gateway answer, not a fault of ours.
+  action_output_too_large: 502,
   script_memory_exceeded: 500,
   script_crashed: 500,
   script_interrupted: 503,

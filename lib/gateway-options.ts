@@ -5,6 +5,7 @@ import type { PostConnectionHook } from './oauth/index.js';
 import type { ProxyOptions } from './proxy/index.js';
 import type { ScriptsOptions } from './scripts/index.js';
 import type { Storage } from './storage/index.js';
+import type { MetricsOptions, TracingOptions } from './telemetry/index.js';
 import type { WebhookOptions } from './webhooks/index.js';
 
 /** Everything `createGateway` needs; nothing is read from the process environment. */
@@ -41,4 +42,14 @@ export interface GatewayOptions {
   proxy?: ProxyOptions;
   /** Scripts (syncs, actions): modules or a directory to register, worker and time limits (see lib/scripts/options.ts). */
   scripts?: ScriptsOptions;
+  /**
+   * Prometheus metrics in a registry of this gateway's own (`gateway.metrics.registry`). Off
+   * unless given; with `token`, `GET /metrics` answers on the gateway's stack behind that token.
+   */
+  metrics?: MetricsOptions;
+  /**
+   * OpenTelemetry spans (proxy call, token renewal, webhook delivery). Default: spans go to the
+   * provider an SDK registered with `@opentelemetry/api`, if any; `false` turns them off.
+   */
+  tracing?: TracingOptions | false;
 }

@@ -13,12 +13,14 @@ import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
-import { createFlowStore, createHookRegistry, createOAuthRoutes } from './oauth/index.js';
+import { createFlowStore, createHookRegistry, createOAuthRoutes, verifyCredentials } from './oauth/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
 import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
 import { createGatewayHost, createScriptHooks, createScripts, type ScriptsApi } from './scripts/index.js';
+import { observeStorage } from './storage/index.js';
+import { createMetrics, createMetricsRoutes, createTracing } from './telemetry/index.js';
 import { createWebhooks } from './webhooks/index.js';
 
 export type { GatewayOptions } from './gateway-options.js';
@@ -41,10 +43,12 @@ export type Gateway = Awaited<ReturnType<typeof createGateway>>;
  */
 export async function createGateway(options: GatewayOptions) {
   const problems = validateEnvironments(options.environments);
+  if (options.metrics?.token !== undefined && options.metrics.token.length < 16) problems.push('metrics.token: must be at least 16 characters');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const logger = options.logger ?? createLogger();
-  const { storage } = options;
+  // Store failures become countable (portico:storage:error); callers still see each one.
+  const storage = observeStorage(options.storage);
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
   const cipher = createCipher(typeof options.encryptionKeys === 'string'
     ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys);
@@ -66,10 +70,26 @@ export async function createGateway(options: GatewayOptions) {
   const protectedRouters: Router<GatewayState>[] = [
     createProviderRoutes(catalog, baseUrl),
     createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
-    createConnectionRoutes(connections),
+    createConnectionRoutes(connections, async (env, input) => {
+      // `"verify": true` on import: the same check as the API key form, at the catalog's verification endpoint.
+      const integration = await integrations.require(env, input.provider_config_key);
+      const provider = catalog.get(integration.provider);
+      if (!provider?.proxy.verification_endpoint) {
+        fail('invalid_request', `verify: provider ${integration.provider} has no verification endpoint in the catalog; import without "verify".`, { field: 'verify' });
+      }
+      if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
+        await verifyCredentials((url, init) => globalThis.fetch(url, init), provider, input.connection_config ?? {}, input.credentials);
+      }
+    }),
     createRemovedConnectionRoutes(),
   ];
   const closers: (() => Promise<void>)[] = [];
+  // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
+  const metrics = options.metrics ? createMetrics(options.environments.map((e) => e.name), options.metrics) : undefined;
+  if (metrics) closers.push(async () => metrics.close());
+  if (metrics && options.metrics?.token) publicRouters.push(createMetricsRoutes(metrics, options.metrics.token));
+  const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
+  if (tracing) closers.push(async () => tracing.close());
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
   const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
   publicRouters.push(webhooks.inboundRoutes);
@@ -177,6 +197,8 @@ export async function createGateway(options: GatewayOptions) {
     storage,
     cipher,
     routes,
+    /** Prometheus metrics (`registry`, `scrape()`), when `options.metrics` was given. */
+    metrics,
     /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
     async close() {
       for (const close of closers.reverse()) await close();

@@ -19,3 +19,4 @@ export {
   type SyncScript, type ActionScript, type OnEventScript, type ScriptService, type SyncService, type ActionService,
   type ProxyConfig, type PaginateConfig, type ScriptConnection, type ScriptsOptions, type ScriptModule, type ScriptJob,
 } from './scripts/index.js';
+export type { Metrics, MetricsOptions, TracingOptions } from './telemetry/index.js';

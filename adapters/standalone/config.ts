@@ -1,26 +1,30 @@
-import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
+import { readEnvironments, variableSuffix, type EnvironmentConfig } from './environment-config.js';
 
-/** The standalone server's settings, read from the process environment in this one place. */
+export type { EnvironmentConfig } from './environment-config.js';
+
+/**
+ * The standalone server's settings, read from the process environment in this one place.
+ * Every variable starts with `SERVICE_`; `PORT`, `HOST` and `LOG_LEVEL` are read as fallbacks.
+ */
 export interface StandaloneConfig {
   port: number;
   host: string;
-  baseUrl: string;
+  /** SERVICE_BASE_URL; undefined: `http://localhost:<the port listened on>`. */
+  baseUrl: string | undefined;
   storeUrl: string;
-  secretKey: string;
-  /** True when no key was configured and one was generated for this run. */
-  secretKeyGenerated: boolean;
+  /** SERVICE_ENVIRONMENTS (default `dev`), each with its own secret key and webhook settings. */
+  environments: readonly EnvironmentConfig[];
   encryptionKey: string | undefined;
   providersFile: string | undefined;
   logLevel: LogLevel | 'silent';
-  webhookUrl: string | undefined;
-  webhookSecondaryUrl: string | undefined;
-  webhookSigningKey: string | undefined;
-  /** SERVICE_LOGGER_LEVEL: lowest script log level stored (default warn, spec 8). */
-  scriptLogLevel: LogLevel | undefined;
   /** SERVICE_SCRIPTS_DIR: compiled scripts laid out `<integration>/<name>.js`. */
   scriptsDir: string | undefined;
+  /** SERVICE_METRICS_TOKEN: `GET /metrics` on the main port, behind this token. */
+  metricsToken: string | undefined;
+  /** SERVICE_METRICS_PORT: `GET /metrics` on a listener of its own (same host), no token. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -45,22 +49,35 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     const value = env[name]?.trim();
     return value ? value : undefined;
   };
+  /** `SERVICE_<name>`, else the older bare name; the problem names the one that was read. */
+  const either = (name: string, fallback: string) => {
+    const value = get(name);
+    return value !== undefined ? { variable: name, value } : { variable: get(fallback) !== undefined ? fallback : name, value: get(fallback) };
+  };
+  const readPort = (found: { variable: string; value: string | undefined }, fallback: string | undefined) => {
+    const text = found.value ?? fallback;
+    if (text === undefined) return undefined;
+    if (!/^\d+$/.test(text) || Number(text) > 65535) problems.push(`${found.variable}: "${text}" is not a port number (0-65535)`);
+    return Number(text);
+  };
 
-  const portText = get('PORT') ?? '3003';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) problems.push(`PORT: "${portText}" is not a port number (0-65535)`);
-
-  const host = get('HOST') ?? '127.0.0.1';
-  const baseUrl = (get('SERVICE_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!isUrl(baseUrl)) problems.push(`SERVICE_BASE_URL: "${baseUrl}" is not an http(s) URL`);
+  const port = readPort(either('SERVICE_PORT', 'PORT'), '3003') as number;
+  const host = either('SERVICE_HOST', 'HOST').value ?? '127.0.0.1';
+  const baseUrl = get('SERVICE_BASE_URL')?.replace(/\/+$/, '');
+  if (baseUrl !== undefined && !isUrl(baseUrl)) problems.push(`SERVICE_BASE_URL: "${baseUrl}" is not an http(s) URL`);
 
   const storeUrl = get('SERVICE_STORE_URL') ?? 'sqlite://./data/portico.db';
   if (!/^(memory:\/\/|sqlite:\/\/.+|rediss?:\/\/.+)$/.test(storeUrl)) {
     problems.push(`SERVICE_STORE_URL: "${storeUrl}" must be sqlite://<path>, redis://<host>:<port> or memory://`);
   }
+  const redis = /^rediss?:/.test(storeUrl);
 
-  const configuredKey = get('SERVICE_SECRET_KEY');
-  if (configuredKey !== undefined && configuredKey.length < 16) problems.push('SERVICE_SECRET_KEY: must be at least 16 characters');
+  const environments = readEnvironments(get, problems);
+  if (redis) {
+    for (const e of environments.filter((e) => e.secretKey === undefined)) {
+      problems.push(`SERVICE_SECRET_KEY${environments.length > 1 ? `_${variableSuffix(e.name)}` : ''}: required with a Redis store (several instances must share it)`);
+    }
+  }
 
   const encryptionKey = get('SERVICE_ENCRYPTION_KEY');
   if (encryptionKey !== undefined) {
@@ -71,26 +88,21 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
         break;
       }
     }
-  } else if (/^rediss?:/.test(storeUrl)) {
+  } else if (redis) {
     problems.push('SERVICE_ENCRYPTION_KEY: required with a Redis store (several instances must share the key)');
   }
 
-  const logLevel = get('LOG_LEVEL') ?? 'info';
-  if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`LOG_LEVEL: "${logLevel}" must be debug, info, warn, error or silent`);
+  const level = either('SERVICE_LOG_LEVEL', 'LOG_LEVEL');
+  const logLevel = level.value ?? 'info';
+  if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`${level.variable}: "${logLevel}" must be debug, info, warn, error or silent`);
 
-  const webhookUrl = get('SERVICE_WEBHOOK_URL');
-  if (webhookUrl !== undefined && !isUrl(webhookUrl)) problems.push(`SERVICE_WEBHOOK_URL: "${webhookUrl}" is not an http(s) URL`);
-  const webhookSecondaryUrl = get('SERVICE_WEBHOOK_SECONDARY_URL');
-  if (webhookSecondaryUrl !== undefined && !isUrl(webhookSecondaryUrl)) {
-    problems.push(`SERVICE_WEBHOOK_SECONDARY_URL: "${webhookSecondaryUrl}" is not an http(s) URL`);
-  }
-  const webhookSigningKey = get('SERVICE_WEBHOOK_SIGNING_KEY');
-  if (webhookSigningKey !== undefined && webhookSigningKey.length < 16) problems.push('SERVICE_WEBHOOK_SIGNING_KEY: must be at least 16 characters');
-
-  const scriptLogLevel = get('SERVICE_LOGGER_LEVEL');
-  if (scriptLogLevel !== undefined && !isLogLevel(scriptLogLevel)) problems.push(`SERVICE_LOGGER_LEVEL: "${scriptLogLevel}" must be debug, info, warn or error`);
   const scriptsDir = get('SERVICE_SCRIPTS_DIR');
   if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
+
+  const metricsToken = get('SERVICE_METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('SERVICE_METRICS_TOKEN: must be at least 16 characters');
+  const metricsPort = readPort({ variable: 'SERVICE_METRICS_PORT', value: get('SERVICE_METRICS_PORT') }, undefined);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) problems.push(`SERVICE_METRICS_PORT: must differ from the gateway's port (${port})`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -98,15 +110,12 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     host,
     baseUrl,
     storeUrl,
-    secretKey: configuredKey ?? `sk_dev_${randomBytes(24).toString('base64url')}`,
-    secretKeyGenerated: configuredKey === undefined,
+    environments: Object.freeze(environments.map((e) => Object.freeze(e))),
     encryptionKey,
     providersFile: get('SERVICE_PROVIDERS_FILE'),
     logLevel: logLevel as LogLevel | 'silent',
-    webhookUrl,
-    webhookSecondaryUrl,
-    webhookSigningKey,
-    scriptLogLevel: scriptLogLevel as LogLevel | undefined,
     scriptsDir,
+    metricsToken,
+    metricsPort,
   });
 }

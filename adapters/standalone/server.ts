@@ -1,19 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Environment } from '../../lib/environments/index.js';
 import { createGateway, type Gateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
 import { storageFromUrl } from '../storage/index.js';
+import { banner } from './banner.js';
 import type { StandaloneConfig } from './config.js';
-import { devEncryptionKey } from './dev-encryption-key.js';
+import { devEncryptionKey, devSecretKey, newSecretKey } from './dev-keys.js';
+import { startMetricsServer } from './metrics-server.js';
 import { readProvidersFile } from './providers-file.js';
 
 export interface Standalone {
   server: Server;
   gateway: Gateway;
+  /** Where the server listens (the interface address), for code talking to it. */
   url: string;
+  /** The public address: SERVICE_BASE_URL, or `http://localhost:<port>`. */
+  baseUrl: string;
+  /** The SERVICE_METRICS_PORT listener, when there is one. */
+  metricsUrl: string | undefined;
+  /** Each environment's secret key (configured, or the development key in use). */
+  secretKeys: Readonly<Record<string, string>>;
   stop(): Promise<void>;
 }
+
+const listen = (server: Server, port: number, host: string) => new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(port, host, () => resolve());
+});
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
 export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
@@ -21,57 +36,72 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel });
   const storage = storageFromUrl(config.storeUrl);
+  // Development keys live beside a SQLite database, so data and tools survive a restart.
+  const sqlitePath = config.storeUrl.startsWith('sqlite://') ? config.storeUrl.slice('sqlite://'.length) : undefined;
   let encryptionKey = config.encryptionKey;
   if (!encryptionKey) {
-    const sqlitePath = config.storeUrl.startsWith('sqlite://') ? config.storeUrl.slice('sqlite://'.length) : undefined;
-    if (sqlitePath) {
-      const dev = devEncryptionKey(sqlitePath);
-      encryptionKey = dev.key;
-      if (dev.created) print(`No SERVICE_ENCRYPTION_KEY: generated a development key in ${dev.file}. Set SERVICE_ENCRYPTION_KEY in production.`);
-    } else {
-      encryptionKey = randomBytes(32).toString('base64');
-    }
+    const dev = sqlitePath ? devEncryptionKey(sqlitePath) : undefined;
+    if (dev?.created) print(`No SERVICE_ENCRYPTION_KEY: generated a development key in ${dev.file}. Set SERVICE_ENCRYPTION_KEY in production.`);
+    encryptionKey = dev?.key ?? randomBytes(32).toString('base64');
   }
+  const generated: { name: string; file: string | undefined; created: boolean }[] = [];
+  const environments: Environment[] = config.environments.map((e) => {
+    let secretKey = e.secretKey;
+    if (secretKey === undefined) {
+      const dev = sqlitePath ? devSecretKey(sqlitePath, e.name) : undefined;
+      secretKey = dev?.key ?? newSecretKey(e.name);
+      generated.push({ name: e.name, file: dev?.file, created: dev?.created ?? true });
+    }
+    return {
+      name: e.name,
+      secretKey,
+      ...(e.webhookUrl ? { webhookUrl: e.webhookUrl } : {}),
+      ...(e.webhookSecondaryUrl ? { webhookSecondaryUrl: e.webhookSecondaryUrl } : {}),
+      ...(e.webhookSigningKey ? { webhookSigningKey: e.webhookSigningKey } : {}),
+      ...(e.scriptLogLevel ? { scriptLogLevel: e.scriptLogLevel } : {}),
+    };
+  });
+  const metricsOn = config.metricsToken !== undefined || config.metricsPort !== undefined;
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   const gateway = await createGateway({
-    environments: [{
-      name: 'dev',
-      secretKey: config.secretKey,
-      ...(config.webhookUrl ? { webhookUrl: config.webhookUrl } : {}),
-      ...(config.webhookSecondaryUrl ? { webhookSecondaryUrl: config.webhookSecondaryUrl } : {}),
-      ...(config.webhookSigningKey ? { webhookSigningKey: config.webhookSigningKey } : {}),
-      ...(config.scriptLogLevel ? { scriptLogLevel: config.scriptLogLevel } : {}),
-    }],
+    environments,
     storage,
     encryptionKeys: encryptionKey,
-    baseUrl: config.baseUrl,
+    baseUrl,
     providers,
     logger,
     ...(config.scriptsDir ? { scripts: { dir: config.scriptsDir } } : {}),
+    ...(metricsOn ? { metrics: config.metricsToken ? { token: config.metricsToken } : {} } : {}),
   });
   const server = createServer(gateway.callback());
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host}:${port}`;
-  print(`Portico gateway listening on ${url} (store: ${config.storeUrl}, environment: dev)`);
-  if (config.secretKeyGenerated) {
-    print(`No SERVICE_SECRET_KEY set: development secret key for this run: ${config.secretKey}`);
-    print(`Try: curl -H "Authorization: Bearer ${config.secretKey}" ${url}/providers`);
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined && gateway.metrics) {
+    metricsServer = await startMetricsServer(gateway.metrics, config.metricsPort, config.host);
   }
+  const metricsPort = (metricsServer?.address() as AddressInfo | undefined)?.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Port 0 (tests): the public address names the port actually taken.
+  const publicUrl = config.baseUrl ?? `http://localhost:${port}`;
+  for (const line of banner({ config, publicUrl, port, metricsPort, environments, generated })) print(line);
+
   let stopping: Promise<void> | undefined;
   return {
     server,
     gateway,
     url,
+    baseUrl: publicUrl,
+    metricsUrl: metricsPort === undefined ? undefined : `http://${config.host}:${metricsPort}`,
+    secretKeys: Object.freeze(Object.fromEntries(environments.map((e) => [e.name, e.secretKey]))),
     stop() {
       stopping ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        const closing = [server, ...(metricsServer ? [metricsServer] : [])].map((s) => new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        }));
+        await Promise.all(closing);
         await gateway.close();
         await storage.close();
       })();

@@ -44,7 +44,7 @@ export function parseStorageUrl(url: string): StorageSpec {
   }
 }
 
-/** `PORTICO_STORAGE=…`-style configuration: one string picks and configures the back end. */
+/** `SERVICE_STORE_URL=…`-style configuration: one string picks and configures the back end. */
 export function storageFromUrl(url: string): Storage {
   const spec = parseStorageUrl(url);
   switch (spec.kind) {

@@ -17,8 +17,8 @@ const publicDir = firstExisting('./public/', '../../../examples/connect-page/pub
 
 const port = Number(process.env.PORT ?? 3010);
 const handler = createConnectPageHandler({
-  gatewayUrl: process.env.GATEWAY_URL ?? 'http://127.0.0.1:3003',
-  secretKey: process.env.SECRET_KEY ?? '',
+  gatewayUrl: process.env.SERVICE_BASE_URL ?? 'http://localhost:3003',
+  secretKey: process.env.SERVICE_SECRET_KEY ?? '',
   pageOrigin: process.env.PAGE_ORIGIN ?? `http://127.0.0.1:${port}`,
   ...(publicDir ? { publicDir } : {}),
   sdkFile: (name) => (sdkDir ? readFile(sdkDir + name, 'utf8').catch(() => undefined) : Promise.resolve(undefined)),

@@ -20,7 +20,7 @@ ${commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}
   ${'help'.padEnd(width)}Show the help of a command: portico help <command> (or portico <command> --help)
 
 Every command takes --json (one JSON document on stdout) and --help.
-The gateway commands read PORTICO_URL and PORTICO_SECRET_KEY (or --url, --secret-key).
+The gateway commands read SERVICE_BASE_URL and SERVICE_SECRET_KEY (or --url, --secret-key).
 
 Exit codes:
   0  done

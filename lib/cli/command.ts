@@ -37,8 +37,8 @@ export const commonOptions: Record<string, OptionSpec> = {
 
 /** Options of the commands that talk to a gateway. */
 export const gatewayOptions: Record<string, OptionSpec> = {
-  url: { type: 'string', value: '<url>', description: 'where the gateway is mounted (default: $PORTICO_URL)' },
-  'secret-key': { type: 'string', value: '<key>', description: 'the environment\'s secret key (default: $PORTICO_SECRET_KEY; prefer the variable: flags show in process lists)' },
+  url: { type: 'string', value: '<url>', description: 'where the gateway is mounted (default: $SERVICE_BASE_URL)' },
+  'secret-key': { type: 'string', value: '<key>', description: 'the environment\'s secret key (default: $SERVICE_SECRET_KEY; prefer the variable: flags show in process lists)' },
 };
 
 export const dirOption: OptionSpec = { type: 'string', value: '<folder>', description: 'the scripts folder (default: the current folder)' };

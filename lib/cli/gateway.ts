@@ -7,13 +7,13 @@ export interface GatewayTarget {
   client: PorticoClient;
 }
 
-/** The gateway a command talks to: `--url`/`PORTICO_URL` and `--secret-key`/`PORTICO_SECRET_KEY`. */
+/** The gateway a command talks to: `--url`/`SERVICE_BASE_URL` and `--secret-key`/`SERVICE_SECRET_KEY`. */
 export function gatewayTarget({ values, io }: CommandContext): GatewayTarget {
-  const url = typeof values.url === 'string' ? values.url : io.env.PORTICO_URL;
-  const secretKey = typeof values['secret-key'] === 'string' ? values['secret-key'] : io.env.PORTICO_SECRET_KEY;
-  if (!url) throw usageError('Name the gateway: --url <url> or PORTICO_URL (where the gateway is mounted, e.g. http://localhost:3003).');
+  const url = typeof values.url === 'string' ? values.url : io.env.SERVICE_BASE_URL;
+  const secretKey = typeof values['secret-key'] === 'string' ? values['secret-key'] : io.env.SERVICE_SECRET_KEY;
+  if (!url) throw usageError('Name the gateway: --url <url> or SERVICE_BASE_URL (where the gateway is mounted, e.g. http://localhost:3003).');
   if (!/^https?:\/\/[^/]/i.test(url)) throw usageError(`--url "${url}" is not an http(s) URL.`);
-  if (!secretKey) throw usageError('Give the environment\'s secret key: PORTICO_SECRET_KEY (or --secret-key).');
+  if (!secretKey) throw usageError('Give the environment\'s secret key: SERVICE_SECRET_KEY (or --secret-key).');
   return { url, client: createPorticoClient({ baseUrl: url, secretKey }) };
 }
 

@@ -2,9 +2,18 @@ import Router from '@koa/router';
 import { fail } from '../errors.js';
 import type { GatewayState } from '../http/state.js';
 
-/** Where each removed `/connection` route went (spec 4.6, 4.8, 9: removed 20 Jan 2026). */
+/**
+ * Where each removed `/connection` route went (removed 20 Jan 2026). Metadata has two routes
+ * now, POST (replace) and PATCH (merge) `/connections/metadata`; it is read with the connection,
+ * and cleared by replacing it with nothing.
+ */
 function replacementFor(method: string, rest: string): string {
-  if (/^[^/]+\/metadata\/?$/.test(rest)) return `${method} /connections/metadata (connection ids in the body)`;
+  const metadata = /^([^/]+)\/metadata\/?$/.exec(rest);
+  if (metadata) {
+    if (method === 'GET' || method === 'HEAD') return `GET /connections/${metadata[1]}?provider_config_key=… (the connection's "metadata" field)`;
+    if (method === 'DELETE') return 'POST /connections/metadata with "metadata": {} (connection ids in the body)';
+    return `${method === 'PATCH' ? 'PATCH' : 'POST'} /connections/metadata (connection ids in the body)`;
+  }
   return `${method} /connections${rest ? '/' + rest : ''}`;
 }
 

@@ -8,7 +8,7 @@ import type { GatewayState } from '../http/state.js';
 import { uniqueKey } from '../integrations/schema.js';
 import { publicConnection } from './connection.js';
 import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
-import type { ConnectionService } from './service.js';
+import type { ConnectionInput, ConnectionService } from './service.js';
 import { decodeOffsetCursor, encodeOffsetCursor } from '../http/offset-cursor.js';
 
 /** The integration a single-connection route targets: `?provider_config_key=` or the header. */
@@ -19,11 +19,24 @@ function providerConfigKeyOf(ctx: Context): string {
   return parseOrFail(uniqueKey, value, 'invalid_request');
 }
 
-export function createConnectionRoutes(connections: ConnectionService): Router<GatewayState> {
+/**
+ * Checks imported credentials with the provider before they are stored (`"verify": true`);
+ * throws the error to answer. The gateway supplies it (the check lives with the connect flow).
+ */
+export type VerifyImport = (environment: string, input: ConnectionInput) => Promise<void>;
+
+export function createConnectionRoutes(connections: ConnectionService, verify?: VerifyImport): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   router.post('/connections', async (ctx) => {
-    const input = parseOrFail(importConnectionSchema, await readJson(ctx));
+    const { verify: verifyFirst, ...input } = parseOrFail(importConnectionSchema, await readJson(ctx));
+    if (verifyFirst) {
+      if (input.credentials.type !== 'API_KEY' && input.credentials.type !== 'BASIC') {
+        fail('invalid_request', `verify: only API_KEY and BASIC credentials can be checked on import (these are ${input.credentials.type}).`, { field: 'verify' });
+      }
+      if (!verify) fail('invalid_request', 'verify: this gateway cannot check credentials on import.', { field: 'verify' });
+      await verify(ctx.state.environment.name, input);
+    }
     const { connection, created } = await connections.upsert(ctx.state.environment.name, input, 'import');
     ctx.status = created ? 201 : 200;
     ctx.body = { data: publicConnection(connection, false) };

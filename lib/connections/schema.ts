@@ -27,6 +27,8 @@ export const importConnectionSchema = z.object({
   end_user: endUserSchema.optional(),
   metadata: metadata.optional(),
   connection_config: connectionConfigSchema.optional(),
+  /** API_KEY and BASIC: check the credentials against the catalog's verification endpoint before storing them. */
+  verify: z.boolean().optional(),
 }).strict();
 
 export const patchConnectionSchema = z.object({

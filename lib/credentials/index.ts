@@ -2,3 +2,4 @@ export { createCredentialResolver, type CredentialResolverDeps } from './create-
 export type { AuthMaterial, CredentialResolver, CredentialTarget } from './resolver.js';
 export { fillConfigTemplate } from './config-template.js';
 export { placeCredentials, type PlacementValues } from './placement.js';
+export { credentialChannels, type RefreshEvent } from './diagnostics.js';

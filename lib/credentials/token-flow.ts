@@ -5,6 +5,7 @@ import type { Logger } from '../http/logger.js';
 import { createRefusalMemory } from './refusal-memory.js';
 import type { CredentialTarget } from './resolver.js';
 import type { TokenCredentials, TokenMode } from './token-mode.js';
+import { refreshEnded, refreshStarted } from './diagnostics.js';
 
 export interface TokenFlowDeps {
   connections: Pick<ConnectionService, 'reload' | 'updateCredentials' | 'markAuthProblem'>;
@@ -52,7 +53,15 @@ export function createTokenFlow(deps: TokenFlowDeps) {
     if (stillGood) return current;
 
     const latest: CredentialTarget = { ...target, connection: reloaded };
-    const outcome = await mode.obtain(latest, current);
+    const event = refreshStarted({ environment: env, providerConfigKey: pck, connectionId: cid, provider: target.provider.name, authMode: mode.type });
+    let outcome: Awaited<ReturnType<typeof mode.obtain>>;
+    try {
+      outcome = await mode.obtain(latest, current);
+    } catch (error) {
+      refreshEnded(event, 'error');
+      throw error;
+    }
+    refreshEnded(event, outcome.ok ? 'renewed' : outcome.reason === 'refused' ? 'refused' : 'unavailable');
     const where = { environment: env, provider_config_key: pck, connection_id: cid, provider: target.provider.name, auth_mode: mode.type };
     if (outcome.ok) {
       // Stored (sealed) before anyone uses it: a rotated refresh token must never be lost.

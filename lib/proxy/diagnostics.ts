@@ -1,14 +1,19 @@
 import { channel } from 'node:diagnostics_channel';
+import type { PreparedCall } from './prepare.js';
 
 /**
- * Lifecycle events of proxied calls on `node:diagnostics_channel`, so logs and metrics attach
- * without touching the pipeline. Nothing is built when no one subscribes.
+ * Lifecycle events of proxied calls on `node:diagnostics_channel`, so logs, metrics and traces
+ * attach without touching the pipeline. Nothing is built when no one subscribes.
  *
- *   portico:proxy:response  the provider's final answer to one call (or page)
- *   portico:proxy:retry     a retry is about to wait (status or network reason, delay)
- *   portico:proxy:error     the provider could not be reached or did not answer in time
+ *   portico:proxy:call:start  a `/proxy/…` call was resolved and is about to go out
+ *   portico:proxy:call:end    the same event object, once the caller's response has closed
+ *   portico:proxy:response    the provider's final answer to one call (or page)
+ *   portico:proxy:retry       a retry is about to wait (status or network reason, delay)
+ *   portico:proxy:error       the provider could not be reached or did not answer in time
  */
 export const proxyChannels = {
+  callStart: channel('portico:proxy:call:start'),
+  callEnd: channel('portico:proxy:call:end'),
   response: channel('portico:proxy:response'),
   retry: channel('portico:proxy:retry'),
   error: channel('portico:proxy:error'),
@@ -26,6 +31,32 @@ export interface ProxyEventSubject {
   path: string;
 }
 
-export interface ProxyResponseEvent extends ProxyEventSubject { status: number; retries: number; refreshed: boolean }
+/** The subject of an event about `call` (one page of it: `path`). */
+export const eventSubject = (call: PreparedCall, path: string): ProxyEventSubject => ({
+  environment: call.target.environment,
+  providerConfigKey: call.target.connection.provider_config_key,
+  connectionId: call.target.connection.connection_id,
+  provider: call.target.provider.name,
+  method: call.method,
+  host: call.base.host,
+  path,
+});
+
+/**
+ * One call through `/proxy/…`: published at start, then again (the same object, completed)
+ * at the end, so a subscriber can keep what it needs (a span) on it.
+ */
+export interface ProxyCallEvent extends ProxyEventSubject {
+  requestId: string | undefined;
+  /** `performance.now()` at the start. */
+  startedAt: number;
+  /** Set at the end: the status the caller got (0 when it went away before any). */
+  status?: number;
+  /** Set at the end: start to the caller's response closing, in milliseconds. */
+  durationMs?: number;
+}
+
+/** `durationMs`: from the exchange start (credentials at hand or being renewed) to the provider's final response headers, retries included. */
+export interface ProxyResponseEvent extends ProxyEventSubject { status: number; retries: number; refreshed: boolean; durationMs: number }
 export interface ProxyRetryEvent extends ProxyEventSubject { reason: string; attempt: number; delayMs: number }
 export interface ProxyErrorEvent extends ProxyEventSubject { reason: string; code: string }

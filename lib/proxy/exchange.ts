@@ -7,7 +7,7 @@ import { requestHeaders } from './headers.js';
 import type { ResolvedProxyOptions } from './options.js';
 import type { PageRequest } from './paginate.js';
 import type { PreparedCall } from './prepare.js';
-import { proxyChannels, type ProxyEventSubject } from './diagnostics.js';
+import { eventSubject, proxyChannels, type ProxyEventSubject, type ProxyResponseEvent } from './diagnostics.js';
 import { announcedWait, backoff, isIdempotent, isRetryableStatus, sleep } from './retry.js';
 import type { Cancel, SendOutcome, Upstream, UpstreamRequest } from './upstream.js';
 
@@ -26,15 +26,7 @@ function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: 
   }
 }
 
-const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => ({
-  environment: call.target.environment,
-  providerConfigKey: call.target.connection.provider_config_key,
-  connectionId: call.target.connection.connection_id,
-  provider: call.target.provider.name,
-  method: call.method,
-  host: call.base.host,
-  path: page.path,
-});
+const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => eventSubject(call, page.path);
 
 /** Caller query, then the catalog's static query, then credentials; a caller parameter named like either is dropped. */
 function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
@@ -80,28 +72,38 @@ export function createExchange(deps: ExchangeDeps) {
    */
   function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
     const material = materialOf(call);
+    // Only read the clock when someone listens (metrics, traces): upstream time.
+    const started = proxyChannels.response.hasSubscribers ? performance.now() : 0;
     const stream = material instanceof Promise || cancel.aborted ? undefined : openBody(body);
-    if (!stream) return attempts(call, page, body, cancel, material, undefined);
+    if (!stream) return attempts(call, page, body, cancel, material, undefined, started);
     const auth = material as AuthMaterial;
     return upstream.send(build(call, page, body, auth, stream), cancel).then((outcome) => {
       if (outcome.ok) {
         const status = outcome.response.statusCode ?? 0;
         const mayRetry = isRetryableStatus(status) && call.retries > 0;
         const mayRefresh = status === 401 && call.refreshOn401;
-        if (!mayRetry && !mayRefresh) return delivered(call, page, outcome.response, 0, false);
+        if (!mayRetry && !mayRefresh) return delivered(call, page, outcome.response, 0, false, started);
       }
-      return attempts(call, page, body, cancel, auth, outcome);
+      return attempts(call, page, body, cancel, auth, outcome, started);
     });
   }
 
-  const delivered = (call: PreparedCall, page: PageRequest, response: IncomingMessage, retries: number, refreshed: boolean): IncomingMessage => {
-    if (proxyChannels.response.hasSubscribers) proxyChannels.response.publish({ ...subject(call, page), status: response.statusCode ?? 0, retries, refreshed });
+  const delivered = (call: PreparedCall, page: PageRequest, response: IncomingMessage, retries: number, refreshed: boolean, started: number): IncomingMessage => {
+    if (proxyChannels.response.hasSubscribers) {
+      const event: ProxyResponseEvent = Object.assign(subject(call, page), {
+        status: response.statusCode ?? 0,
+        retries,
+        refreshed,
+        durationMs: started === 0 ? 0 : performance.now() - started,
+      });
+      proxyChannels.response.publish(event);
+    }
     return response;
   };
 
   /** The loop: sends (unless `first` is the outcome of a first send already made), then refreshes, retries or fails as it must. */
   async function attempts(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel,
-    material: AuthMaterial | Promise<AuthMaterial>, first: SendOutcome | undefined): Promise<IncomingMessage | undefined> {
+    material: AuthMaterial | Promise<AuthMaterial>, first: SendOutcome | undefined, started: number): Promise<IncomingMessage | undefined> {
     let auth = material instanceof Promise ? await material : material;
     let refreshed = false;
     let staleSocketRetried = false;
@@ -157,7 +159,7 @@ export function createExchange(deps: ExchangeDeps) {
           continue;
         }
       }
-      return delivered(call, page, response, retries, refreshed);
+      return delivered(call, page, response, retries, refreshed, started);
     }
   }
 

@@ -7,6 +7,7 @@ import type { Logger } from '../http/logger.js';
 import type { GatewayState } from '../http/state.js';
 import { incomingBody, readAll, type RequestBody } from './body.js';
 import { readControl } from './control.js';
+import { eventSubject, proxyChannels, type ProxyCallEvent } from './diagnostics.js';
 import type { Exchange } from './exchange.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { walkPages } from './pages.js';
@@ -42,7 +43,20 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
   return undefined;
 }
 
-/** `{prefix}/proxy/{provider_path}` for every method (spec 4.4). */
+/** The call's start event (only built when someone subscribes), published at once. */
+function callEvent(ctx: { state: GatewayState }, call: PreparedCall): ProxyCallEvent {
+  const event: ProxyCallEvent = Object.assign(eventSubject(call, call.path), { requestId: ctx.state.requestId, startedAt: performance.now() });
+  if (proxyChannels.callStart.hasSubscribers) proxyChannels.callStart.publish(event);
+  return event;
+}
+
+function callEnded(event: ProxyCallEvent, status: number): void {
+  event.status = status;
+  event.durationMs = performance.now() - event.startedAt;
+  if (proxyChannels.callEnd.hasSubscribers) proxyChannels.callEnd.publish(event);
+}
+
+/** `{prefix}/proxy/{provider_path}` for every method. */
 export function createProxyRoutes(deps: ProxyRouteDeps) {
   const { prepare, exchange, options, logger } = deps;
 
@@ -100,9 +114,11 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
   const run = (ctx: Ctx, call: PreparedCall): Promise<void> => {
     const { req, res } = ctx;
     const cancel: Cancel = { aborted: false, onAbort: undefined };
+    const event = proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? callEvent(ctx, call) : undefined;
     // http-proxy leaves the provider request running when the caller goes away; this stops it
     // (and, once the answer streams, the provider's body).
     res.on('close', () => {
+      if (event) callEnded(event, res.headersSent ? res.statusCode : 0);
       if (res.writableFinished) return;
       cancel.aborted = true;
       cancel.onAbort?.();

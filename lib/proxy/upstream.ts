@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import httpProxy from 'http-proxy';
+import { createProxyServer } from 'http-proxy-3';
 import type { BodySource } from './body.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { createDeadlines, type Deadlines, type Expiring } from './deadlines.js';
@@ -107,6 +107,11 @@ class Attempt implements Expiring {
     this.clientRequest?.destroy();
   }
 
+  /** http-proxy-3 listens for `close` on the `res` it is given; the attempt's own abort covers that. */
+  on(): this {
+    return this;
+  }
+
   onProxyReq(outgoing: ClientRequest): void {
     this.clientRequest = outgoing;
     if (!this.settled) return;
@@ -124,11 +129,12 @@ class Attempt implements Expiring {
 }
 
 /**
- * The transport: http-proxy over one keep-alive agent per protocol. Each attempt hands
- * http-proxy a small carrier object, so headers, method and path are exactly what the pipeline
- * built, and the body is whatever stream it gives (`buffer`). The response is handed back
+ * The transport: http-proxy-3 (the maintained rewrite of http-proxy 1.18, which calls the
+ * deprecated `util._extend` and warns on Node 22+) over one keep-alive agent per protocol.
+ * Each attempt hands http-proxy a small carrier object, so headers, method and path are
+ * exactly what the pipeline built, and the body is whatever stream it gives (`buffer`). The response is handed back
  * unread (`selfHandleResponse`), so the pipeline can stream it, decode it, page through it or
- * retry. Aborts are explicit: http-proxy 1.18 does not stop an upstream request when the
+ * retry. Aborts are explicit: http-proxy does not stop an upstream request when the
  * client goes away, so `cancel` destroys it.
  */
 export function createUpstream(options: ResolvedProxyOptions) {
@@ -138,13 +144,13 @@ export function createUpstream(options: ResolvedProxyOptions) {
   const deadlines = createDeadlines(options.timeoutMs);
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
-  const proxy = httpProxy.createProxyServer({});
+  const proxy = createProxyServer({});
   // http-proxy's own pass that sends: it builds the outgoing request, pipes the body and
   // emits `proxyReq` / `proxyRes`. The other passes (X-Forwarded-*, dropping chunked DELETE
   // bodies) are not wanted, so it is called directly, with options made once per attempt.
   const passes = proxy as unknown as { webPasses: StreamPass[] };
   const found = passes.webPasses.find((pass) => pass.name === 'stream');
-  if (!found) throw new Error('http-proxy has no "stream" pass: an http-proxy 1.18 is required');
+  if (!found) throw new Error('http-proxy-3 has no "stream" pass: an http-proxy-3 1.x is required');
   const stream: StreamPass = found;
   // http-proxy passes back the `res` it was given: our attempt.
   proxy.on('proxyReq', (request, _carrier, attempt) => (attempt as unknown as Attempt).onProxyReq(request));

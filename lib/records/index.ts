@@ -18,3 +18,4 @@ export type { StreamRef } from './stream.js';
 export type { DeleteResult, SaveResult } from './save.js';
 export type { RecordsPage } from './reader.js';
 export type { PublicRecord } from './stored.js';
+export { recordChannels, type RecordsWrittenEvent } from './diagnostics.js';

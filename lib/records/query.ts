@@ -47,7 +47,28 @@ function timestamp(value: string | undefined, field: 'modified_after' | 'delta',
   return new Date(ms as number);
 }
 
-export function parseRecordsQuery(query: RawQuery): RecordsQuery {
+const decode = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return bad('invalid_ids', 'ids', 'not a valid percent-encoded value.');
+  }
+};
+
+/** The ids of `ids=` and `ids[]=` in the raw query string, split on literal commas, each decoded. */
+function idList(rawQuery: string): string[] {
+  const ids: string[] = [];
+  for (const pair of rawQuery.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = decode(eq === -1 ? pair : pair.slice(0, eq));
+    if (key !== 'ids' && key !== 'ids[]') continue;
+    for (const part of (eq === -1 ? '' : pair.slice(eq + 1)).split(',')) ids.push(decode(part));
+  }
+  return ids;
+}
+
+/** `query` as Koa parsed it; `rawQuery` the query string as sent (for `ids`). */
+export function parseRecordsQuery(query: RawQuery, rawQuery = ''): RecordsQuery {
   for (const key of Object.keys(query)) {
     if (!known.has(key)) bad('unknown_parameter', key, `unknown parameter; accepted: ${[...known].filter((k) => k !== 'ids[]').join(', ')}.`);
   }
@@ -87,8 +108,9 @@ export function parseRecordsQuery(query: RawQuery): RecordsQuery {
   if (after) out.modifiedAfter = after;
   out.usedDelta = delta !== undefined;
 
-  // Repeated (`ids=a&ids=b`, or `ids[]=a&ids[]=b`). No comma lists: an id may contain a comma.
-  const ids = [...all(query.ids), ...all(query['ids[]'])];
+  // `ids=a,b`, repeated (`ids=a&ids=b`, `ids[]=a&ids[]=b`), or both. A comma sent as such
+  // separates ids; an id holding a comma sends it encoded (`%2C`), so the raw query decides.
+  const ids = idList(rawQuery);
   if (ids.length > MAX_IDS) bad('too_many_ids', 'ids', `at most ${MAX_IDS} ids per request (${ids.length} given).`);
   if (ids.some((id) => id === '' || id.length > MAX_ID_LENGTH)) bad('invalid_ids', 'ids', `every id must be 1 to ${MAX_ID_LENGTH} characters.`);
   if (ids.length > 0) out.ids = ids;

@@ -22,7 +22,7 @@ export function createRecordRoutes(deps: RecordRoutesDeps): Router<GatewayState>
   const router = new Router<GatewayState>();
 
   router.get('/records', async (ctx) => {
-    const query = parseRecordsQuery(ctx.query);
+    const query = parseRecordsQuery(ctx.query, ctx.querystring);
     const providerConfigKey = header(ctx, 'Provider-Config-Key', 'missing_provider_config_key');
     const connectionId = header(ctx, 'Connection-Id', 'missing_connection_id');
     const environment = ctx.state.environment.name;

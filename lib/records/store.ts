@@ -11,6 +11,7 @@ import { deleteSlice, saveSlice, type DeleteResult, type SaveResult } from './sa
 import type { Action } from './stored.js';
 import { streamOf, type StreamRef } from './stream.js';
 import type { WriterDeps } from './writer.js';
+import { recordChannels } from './diagnostics.js';
 
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
@@ -106,6 +107,11 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     return decoded.ok ? decoded : { ok: false, reason: decoded.reason === 'foreign' ? 'foreign_cursor' : 'undecodable_cursor' };
   };
 
+  const written = (ref: StreamRef, added: number, updated: number, deleted: number): void => {
+    if (!recordChannels.written.hasSubscribers || added + updated + deleted === 0) return;
+    recordChannels.written.publish({ environment: ref.environment, providerConfigKey: ref.providerConfigKey, model: ref.model, added, updated, deleted });
+  };
+
   return {
     async saveBatch(ref, records) {
       const stream = streamOf(ref);
@@ -117,6 +123,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         total.updated += part.updated;
         total.unchanged += part.unchanged;
       }
+      written(ref, total.added, total.updated, 0);
       return total;
     },
     async deleteBatch(ref, idsOrRecords) {
@@ -129,10 +136,13 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         total.alreadyDeleted += part.alreadyDeleted;
         total.missing += part.missing;
       }
+      written(ref, 0, 0, total.deleted);
       return total;
     },
     async deleteNotSeenSince(ref, since) {
-      return { deleted: await deleteUnseen(deps, streamOf(ref), since.getTime()) };
+      const deleted = await deleteUnseen(deps, streamOf(ref), since.getTime());
+      written(ref, 0, 0, deleted);
+      return { deleted };
     },
     async prune(ref, by) {
       const stream = streamOf(ref);

@@ -8,5 +8,6 @@ export { parseStoredLevel, defaultStoredLevel } from './logs/levels.js';
 export type { ScriptModule, ScriptEntry } from './registry/registry.js';
 export { legacyFormatMessage, readScriptsDirectory } from './registry/directory.js';
 export type { ScriptJob } from './schedule/jobs.js';
+export { scriptChannels, type ScriptRunEvent } from './diagnostics.js';
 export { triggerSyncSchema, syncSelectionSchema, triggerActionSchema, deploySchema } from './routes/index.js';
 export * from './define/index.js';

@@ -11,3 +11,4 @@ export type { DeliveryRecord, AttemptRecord, DeliveryState } from './deliveries.
 export type { SendResult } from './sender.js';
 export type { DeliveryJob } from './delivery-job.js';
 export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';
+export { webhookChannels, type WebhookAttemptEvent, type WebhookEnqueuedEvent } from './diagnostics.js';

@@ -3,6 +3,7 @@ import type { IntegrationService } from '../integrations/index.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
 import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
 import type { EventLog } from './event-log.js';
+import { webhookChannels } from './diagnostics.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
 import type { WorkQueue } from '../queue/index.js';
 import type { DeliveryJob } from './delivery-job.js';
@@ -93,7 +94,10 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         body,
         created_at: r.created_at,
       }));
-      if (jobs.length > 0) await deps.queue.enqueue(jobs.map((job) => ({ id: job.id, data: job })));
+      if (jobs.length > 0) {
+        await deps.queue.enqueue(jobs.map((job) => ({ id: job.id, data: job })));
+        if (webhookChannels.enqueued.hasSubscribers) webhookChannels.enqueued.publish({ environment: env, count: jobs.length });
+      }
       return { delivery_id: payload.delivery_id, queued: jobs.length };
     },
   };

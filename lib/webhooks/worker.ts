@@ -1,5 +1,6 @@
 import type { Logger } from '../http/logger.js';
 import type { WebhookPoster } from './attempt.js';
+import { attemptEnded, attemptStarted } from './diagnostics.js';
 import type { AttemptRecord, DeliveryLog } from './deliveries.js';
 import { decide, type AttemptResult, type DeliveryPolicy } from './policy.js';
 import type { JobHandler } from '../queue/index.js';
@@ -25,15 +26,18 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
     const { signing_key } = await deps.settings.get(job.environment);
     const body = Buffer.from(job.body, 'utf8');
     const at = new Date().toISOString();
+    const event = attemptStarted({ environment: job.environment, deliveryId: job.delivery_id, type: job.type, target: job.target, attempt });
     let attempted;
     try {
       attempted = await deps.poster.post(job.url, body, signatureHeaders(body, signing_key), signal);
     } catch (error) {
+      attemptEnded(event, 'abandoned', null);
       if (signal.aborted) return { kind: 'abandoned' };
       throw error;
     }
     const verdict = decide(policy, attempt, attempted.result);
     const number = (job.attempt_offset ?? 0) + attempt;
+    attemptEnded(event, verdict.kind, attempted.result.kind === 'response' ? attempted.result.status : null);
     const record: AttemptRecord = {
       attempt: number,
       at,

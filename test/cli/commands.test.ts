@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import t from 'tap';
 import { runPortico } from './harness.js';
 import { cliFor, header, tempFolder } from './setup.js';
@@ -44,11 +45,24 @@ t.test('help on every command, documented exit codes, usage errors exit 2', asyn
   t.match(await run('init', '--integration', 'bad key!'), { code: 2, stderr: /is not a unique key/ });
 });
 
+t.test('init --integration X writes X\'s folder and says whose the examples are', async (t) => {
+  const cli = await cliFor(t);
+  const dir = tempFolder(t);
+  const init = await runPortico(cli, ['init', '--integration', 'hubspot-crm'], { cwd: dir });
+  t.equal(init.code, 0, init.stderr);
+  t.match(init.stdout, /wrote hubspot-crm\/syncs\/repositories\.ts[\s\S]*integration "hubspot-crm"; the examples call the GitHub API/);
+  t.notMatch(init.stdout, /github-app/, 'no GitHub provider asked of a HubSpot integration');
+  const { readFileSync } = await import('node:fs');
+  const sync = readFileSync(`${dir}/hubspot-crm/syncs/repositories.ts`, 'utf8');
+  t.match(sync, /^\/\/ Integration "hubspot-crm"[\s\S]*replace the endpoints and the model with hubspot-crm's/);
+  t.notOk(existsSync(`${dir}/github`), 'nothing written for github');
+});
+
 t.test('the old YAML configuration is refused with the way to the current format (spec 9)', async (t) => {
   const cli = await cliFor(t);
   const dir = tempFolder(t, { 'nango.yaml': legacyYaml, 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
   for (const command of [['compile'], ['deploy']]) {
-    const run = await runPortico(cli, command, { cwd: dir, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } });
+    const run = await runPortico(cli, command, { cwd: dir, env: { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' } });
     t.equal(run.code, 1, `${command[0]}: ${run.stderr}`);
     t.match(run.stderr, /nango\.yaml: the YAML script configuration format is no longer supported \(deprecated 21 Jul 2025, removed 1 Dec 2025\)/);
     t.match(run.stderr, /How to move:[\s\S]*createSync[\s\S]*createAction[\s\S]*zod 4 schema/);
@@ -62,7 +76,7 @@ t.test('the old YAML configuration is refused with the way to the current format
   t.match(await runPortico(cli, ['compile'], { cwd: nested }), { code: 1, stderr: /github\/syncs\/config\.yml: the YAML script configuration format is no longer supported/ });
   // Other YAML (a compose file in a project root) is not the old format: the run goes on to the gateway.
   const project = tempFolder(t, { 'docker-compose.yml': 'services:\n  gateway: {}\n', 'github/syncs/ok.ts': `${header}export default createSync({ frequency: 'every hour', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n` });
-  t.match(await runPortico(cli, ['dryrun', 'ok', 'c1'], { cwd: project, env: { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' } }), { code: 3, stderr: /Cannot reach the gateway/ });
+  t.match(await runPortico(cli, ['dryrun', 'ok', 'c1'], { cwd: project, env: { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' } }), { code: 3, stderr: /Cannot reach the gateway/ });
 });
 
 t.test('bundle and load errors name the file; an empty folder says what it expects', async (t) => {
@@ -72,7 +86,7 @@ t.test('bundle and load errors name the file; an empty folder says what it expec
     'fake/syncs/hourly.ts': `${header}export default createSync({ frequency: 'hourly', models: { A: z.object({ id: z.string() }) }, async exec() {} });\n`,
     'fake/actions/plain.ts': 'export default { exec() {} };\n',
   });
-  const env = { PORTICO_URL: 'http://127.0.0.1:9', PORTICO_SECRET_KEY: 'sk_unused' };
+  const env = { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_SECRET_KEY: 'sk_unused' };
   // dryrun bundles without the type-check: bundle and load problems surface on their own.
   const [missing, hourly, plain, empty] = await Promise.all([
     runPortico(cli, ['dryrun', 'missing', 'c1'], { cwd: dir, env }),

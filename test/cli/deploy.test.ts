@@ -85,7 +85,7 @@ t.test('deploy uploads compiled scripts, shows the changes, asks before destruct
   t.notMatch(refused.stderr, /Type-checking|Uploading/, 'stopped before the type-check and the upload');
   t.same((await portico.listScripts('fake')).map((e) => e.name).sort(), ['add-note', 'docs', 'ping'], 'the gateway is unchanged');
 
-  const atTerminal = await deployAtTerminal(cli, dir, { PORTICO_URL: s.gw.url, PORTICO_SECRET_KEY: devKey }, 'n');
+  const atTerminal = await deployAtTerminal(cli, dir, { SERVICE_BASE_URL: s.gw.url, SERVICE_SECRET_KEY: devKey }, 'n');
   t.equal(atTerminal.code, 4, atTerminal.output);
   t.match(atTerminal.output, /This deploy is destructive \(fake\/docs: sync removed.*\)\. Deploy anyway\? \[y\/N\]/, 'asked at a terminal');
   t.match(atTerminal.output, /Not deployed[\s\S]*Nothing changed/);
@@ -104,8 +104,8 @@ t.test('deploy uploads compiled scripts, shows the changes, asks before destruct
   t.notOk(existsSync(join(dir, 'dist/fake/syncs/docs.mjs')), 'its stale bundle is removed from dist');
   t.ok(existsSync(join(dir, 'dist/fake/actions/add-note.mjs')));
 
-  // The gateway and key as flags instead of PORTICO_URL / PORTICO_SECRET_KEY.
-  const again = await s.portico(['deploy', '--url', s.gw.url, '--secret-key', devKey], dir, { PORTICO_URL: '', PORTICO_SECRET_KEY: '' });
+  // The gateway and key as flags instead of SERVICE_BASE_URL / SERVICE_SECRET_KEY.
+  const again = await s.portico(['deploy', '--url', s.gw.url, '--secret-key', devKey], dir, { SERVICE_BASE_URL: '', SERVICE_SECRET_KEY: '' });
   t.equal(again.code, 0, again.stderr);
   t.match(again.stdout, /= fake\/add-note\s+action, unchanged\n\s+= fake\/ping\s+action, unchanged\nNothing to deploy: every script is up to date\./);
   t.notMatch(again.stderr, /Type-checking|Uploading/, 'nothing compiled twice, nothing uploaded');

@@ -145,8 +145,8 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
       [['dryrun', 'add-note', 'c1', '--input', '{oops'], {}, 2, /--input is not JSON/],
       [['dryrun', 'nope', 'c1'], {}, 2, /No script "nope".*fake\/add-note, fake\/boom, fake\/docs, fake\/events/],
       [['dryrun', 'docs', 'c1', '--bogus'], {}, 2, /Unknown option '--bogus'/],
-      [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: '' }, 2, /PORTICO_SECRET_KEY/],
-      [['dryrun', 'docs', 'c1'], { PORTICO_SECRET_KEY: 'sk_wrong_key_0123456789' }, 3, /refused the secret key \(unauthorized\)/],
+      [['dryrun', 'docs', 'c1'], { SERVICE_SECRET_KEY: '' }, 2, /SERVICE_SECRET_KEY/],
+      [['dryrun', 'docs', 'c1'], { SERVICE_SECRET_KEY: 'sk_wrong_key_0123456789' }, 3, /refused the secret key \(unauthorized\)/],
       [['dryrun', 'docs', 'c1', '--url', 'http://127.0.0.1:9'], {}, 3, /Cannot reach the gateway at http:\/\/127\.0\.0\.1:9/],
       [['dryrun', 'docs', 'c2'], {}, 1, /No connection "c2" under integration "fake"/],
     ];

@@ -40,7 +40,7 @@ export interface CliRun {
   json: any;
 }
 
-/** Runs `portico …` as a child process in `cwd`, as a user would; no PORTICO_* from this process leaks in. */
+/** Runs `portico …` as a child process in `cwd`, as a user would; no SERVICE_* from this process leaks in. */
 export function runPortico(cli: BuiltCli, args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliRun> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
   return new Promise((resolve, reject) => {

@@ -63,7 +63,7 @@ export async function cliGateway(t: Test, cli: BuiltCli, respond: (req: Received
   return {
     gw,
     provider,
-    portico: (args, cwd, env = {}, input) => runPortico(cli, args, { cwd, env: { PORTICO_URL: gw.url, PORTICO_SECRET_KEY: devKey, ...env }, ...(input !== undefined ? { input } : {}) }),
+    portico: (args, cwd, env = {}, input) => runPortico(cli, args, { cwd, env: { SERVICE_BASE_URL: gw.url, SERVICE_SECRET_KEY: devKey, ...env }, ...(input !== undefined ? { input } : {}) }),
   };
 }
 

@@ -74,9 +74,10 @@ t.test('GET /records: pages, cursors, filters and metadata over HTTP', async (t)
   const byIds = await get(gw, '?model=Customer&ids=500&ids=3&ids=nope&ids=12');
   t.same(byIds.json.records.map((r: { id: number }) => r.id), [12, 3, 500], 'repeated ids, in modification order');
   t.same((await get(gw, '?model=Customer&ids[]=3&ids[]=12')).json.records.map((r: { id: number }) => r.id), [12, 3], 'ids[] works too');
-  t.same((await get(gw, '?model=Customer&ids=3,12')).json.records, [], 'a comma list is one id ("3,12"), not two');
+  t.same((await get(gw, '?model=Customer&ids=3,12')).json.records.map((r: { id: number }) => r.id), [12, 3], 'a comma list is two ids');
+  t.same((await get(gw, '?model=Customer&ids=3,12&ids=500')).json.records.map((r: { id: number }) => r.id), [12, 3, 500], 'a list and a repeat combine');
   await records.saveBatch(ref, [{ id: '3,12', name: 'comma id' }]);
-  t.same((await get(gw, '?model=Customer&ids=3%2C12')).json.records.map((r: { name: string }) => r.name), ['comma id']);
+  t.same((await get(gw, '?model=Customer&ids=3%2C12')).json.records.map((r: { name: string }) => r.name), ['comma id'], 'an encoded comma is part of the id');
   t.same((await get(gw, `?model=Customer&ids=3&ids=7&filter=deleted&cursor=${lastCursor}&limit=5`)).json.records.map((r: { id: number }) => r.id), [7], 'all parameters combine');
 });
 
@@ -122,6 +123,8 @@ t.test('GET /records: every bad input is a 400 naming the parameter, and changes
     ['?model=Customer&delta=2026-01-01&modified_after=2026-01-01', 'invalid_delta', 'delta'],
     [`?model=Customer&${Array.from({ length: 101 }, (_, i) => `ids=${i}`).join('&')}`, 'too_many_ids', 'ids'],
     ['?model=Customer&ids=', 'invalid_ids', 'ids'],
+    ['?model=Customer&ids=a,,b', 'invalid_ids', 'ids'],
+    [`?model=Customer&ids=${Array.from({ length: 101 }, (_, i) => i).join(',')}`, 'too_many_ids', 'ids'],
     ['?model=Customer&colour=red', 'unknown_parameter', 'colour'],
     ['?model=Customer&connection_id=user-2', 'unknown_parameter', 'connection_id'],
   ];

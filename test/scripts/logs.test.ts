@@ -81,7 +81,7 @@ t.test('SERVICE_LOGGER_LEVEL: refused unless debug, info, warn or error; applied
       PORT: '0', SERVICE_STORE_URL: 'memory://', SERVICE_SECRET_KEY: 'sk_standalone_0123456789', SERVICE_SCRIPTS_DIR: dir,
       ...(level ? { SERVICE_LOGGER_LEVEL: level } : {}),
     });
-    t.equal(config.scriptLogLevel, level);
+    t.equal(config.environments[0]?.scriptLogLevel, level);
     const server = await startStandalone({ ...config, logLevel: 'silent' }, () => {});
     try {
       const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => fetch(server.url + path, {

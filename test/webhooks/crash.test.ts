@@ -28,7 +28,9 @@ function startServer(main: string, env: NodeJS.ProcessEnv) {
   child.stderr?.on('data', (chunk) => { output += String(chunk); });
   const listening = () => waitFor(() => {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
-    return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    // The banner names the public address, then the interface it listens on.
+    const where = /listening on http:\/\/localhost:\d+ \(interface (127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    return where === undefined ? undefined : `http://${where}`;
   }, 'the standalone server to listen', 20_000);
   return { child, listening };
 }

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { integrationKey } from '../build/discover.js';
 import type { Command } from '../command.js';
 import { exitCodes, usageError } from '../exit.js';
-import { exampleAction, exampleSync, gitignore, packageJson, tsconfig } from '../scaffold/templates.js';
+import { exampleAction, exampleHeader, exampleSync, gitignore, packageJson, tsconfig } from '../scaffold/templates.js';
 import { packageVersion } from '../version.js';
 
 const zodVersion = () => {
@@ -36,8 +36,8 @@ Exit codes: 0 written, 2 usage error.`,
     if (!integrationKey.test(integration)) throw usageError(`--integration "${integration}" is not a unique key (1-100 letters, digits, "_", "-" or ".").`);
     const root = resolve(io.cwd, positionals[0] ?? '.');
     const files: [string, string][] = [
-      [join(integration, 'syncs', 'repositories.ts'), exampleSync],
-      [join(integration, 'actions', 'create-issue.ts'), exampleAction],
+      [join(integration, 'syncs', 'repositories.ts'), exampleHeader(integration) + exampleSync],
+      [join(integration, 'actions', 'create-issue.ts'), exampleHeader(integration) + exampleAction],
       ['tsconfig.json', tsconfig],
       ['package.json', packageJson(packageVersion(), zodVersion())],
       ['.gitignore', gitignore],
@@ -67,7 +67,9 @@ Exit codes: 0 written, 2 usage error.`,
       `  portico dryrun repositories <connection-id>        run the sync against a gateway, saving nothing`,
       `  portico dryrun create-issue <connection-id> --input '{"repository":"owner/name","title":"Hi"}'`,
       '  portico deploy                                     upload to the gateway',
-      `(The gateway needs an integration "${integration}" on provider github-app; set PORTICO_URL and PORTICO_SECRET_KEY.)`,
+      /github/i.test(integration)
+        ? `(The gateway needs an integration "${integration}" on provider github-app; set SERVICE_BASE_URL and SERVICE_SECRET_KEY.)`
+        : `(The gateway needs an integration "${integration}"; the examples call the GitHub API, so point them at ${integration}'s. Set SERVICE_BASE_URL and SERVICE_SECRET_KEY.)`,
     ].join('\n'));
     reporter.result({ ok: true, folder: root, integration, written, kept });
     return exitCodes.ok;

@@ -1,5 +1,15 @@
 /** The files `portico init` writes: one sync, one action, in the current format. */
 
+/**
+ * The first lines of an example: which integration it belongs to and, unless that integration
+ * is a GitHub one, that the GitHub calls are there to be replaced.
+ */
+export function exampleHeader(integration: string): string {
+  const lines = [`// Integration "${integration}": the gateway runs this script for its connections.`];
+  if (!/github/i.test(integration)) lines.push(`// The example calls the GitHub API: replace the endpoints and the model with ${integration}'s.`);
+  return lines.join('\n') + '\n';
+}
+
 export const exampleSync = `import { createSync } from 'portico/scripts';
 import { z } from 'zod';
 

@@ -61,9 +61,9 @@ export function createSyncApi(deps: SyncApiDeps) {
   return {
     /** Queues one run per selected connection and sync; ones already running are reported, not queued. */
     async trigger(env: string, selection: SyncSelection & { mode: 'full' | 'incremental'; logLevel?: LogLevel | undefined }) {
-      const queued: { sync: string; connection_id: string }[] = [];
+      const queued: { sync: string; connection_id: string; mode: 'full' | 'incremental' }[] = [];
       const running: { sync: string; connection_id: string }[] = [];
-      for (const { target } of await select(env, selection)) {
+      for (const { entry, target } of await select(env, selection)) {
         if ((await deps.states.get(target)).latest_run?.status === 'running') {
           running.push(pick(target));
           continue;
@@ -71,7 +71,8 @@ export function createSyncApi(deps: SyncApiDeps) {
         await deps.queue.enqueue({
           type: 'sync', ...target, mode: selection.mode, trigger: 'api', ...(selection.logLevel ? { logLevel: selection.logLevel } : {}),
         });
-        queued.push(pick(target));
+        // A sync that is not incremental always refetches everything: that is the run the caller gets.
+        queued.push({ ...pick(target), mode: entry.manifest.syncType === 'incremental' ? selection.mode : 'full' });
       }
       return { queued, already_running: running };
     },

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { fail } from '../../errors.js';
 import { readJson } from '../../http/body.js';
 import type { GatewayState } from '../../http/state.js';
 import { parseOrFail } from '../../http/validate.js';
@@ -17,7 +18,10 @@ export function createSyncRoutes(api: RoutesApi): Router<GatewayState> {
     const body = parseOrFail(triggerSyncSchema, await readJson(ctx));
     const result = await api.syncs.trigger(ctx.state.environment.name, { ...selection(body), mode: body.mode, logLevel: body.log_level });
     ctx.status = 202;
-    ctx.body = { data: { mode: body.mode, ...result } };
+    // The mode of the runs queued: `full` when every one of them is (a sync that is not
+    // incremental refetches everything whatever was asked); each queued run names its own.
+    const mode = result.queued.length > 0 && result.queued.every((q) => q.mode === 'full') ? 'full' : body.mode;
+    ctx.body = { data: { mode, ...result } };
   });
 
   router.post('/sync/pause', async (ctx) => {
@@ -31,6 +35,10 @@ export function createSyncRoutes(api: RoutesApi): Router<GatewayState> {
   });
 
   router.get('/sync/status', async (ctx) => {
+    // The one required parameter gets its own answer, not the validator's wording.
+    const key = ctx.query.provider_config_key;
+    if (key === undefined || key === '') fail('missing_provider_config_key', 'Name the integration: GET /sync/status?provider_config_key=<integration>[&syncs=a,b][&connection_id=…].');
+    if (Array.isArray(key)) fail('invalid_request', 'provider_config_key: give it once.', { field: 'provider_config_key' });
     const query = parseOrFail(syncStatusQuery, ctx.query, 'invalid_request');
     ctx.body = { data: await api.syncs.status(ctx.state.environment.name, selection(query)) };
   });

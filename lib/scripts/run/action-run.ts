@@ -4,6 +4,7 @@ import { runThreshold } from '../logs/levels.js';
 import { createRunLog } from '../logs/run-log.js';
 import type { ActionOutput } from '../runtime/protocol.js';
 import type { ActionRunError } from '../state/action-runs.js';
+import { scriptRan } from '../diagnostics.js';
 import { createCallHandler } from './calls.js';
 import { failureOf, runContext, type RunnerDeps } from './deps.js';
 
@@ -47,6 +48,7 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
     run_id: runId, type: 'action', script: request.action, provider_config_key: pck, connection_id: cid, started_at: new Date().toISOString(),
   }, { threshold: runThreshold(request.logLevel, deps.levelOf(env)) });
   let over = false;
+  const started = performance.now();
   const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, undefined, () => over);
   const outcome = await deps.pool.run(entry.file, {
     type: 'action', context: runContext(deps, connection, runId), input: request.input, outputLimitBytes: deps.limits.outputLimitBytes,
@@ -62,6 +64,7 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
     log.write(error.code === 'invalid_action_input' ? 'warn' : 'error', `action failed (${error.code}): ${error.message}`);
     result = { ok: false, runId, error };
   }
+  scriptRan({ environment: env, providerConfigKey: pck, script: request.action, kind: 'action', outcome: result.ok ? 'success' : 'failed', code: result.ok ? null : result.error.code, durationMs: performance.now() - started });
   await log.flush().catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
   return result;
 }

@@ -4,6 +4,7 @@ import { runThreshold } from '../logs/levels.js';
 import { createRunLog, type RunLog } from '../logs/run-log.js';
 import type { RecordsTarget } from '../host.js';
 import type { ModelCounts, RunInfo, SyncTarget } from '../state/sync-state.js';
+import { scriptRan } from '../diagnostics.js';
 import { createCallHandler } from './calls.js';
 import { failureOf, runContext, type RunnerDeps } from './deps.js';
 
@@ -73,6 +74,7 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
       }
     }
     const finished: RunInfo = { ...run, status: error ? 'failed' : 'success', finished_at: new Date().toISOString(), results: counts, error };
+    scriptRan({ environment: env, providerConfigKey: pck, script: sync, kind: 'sync', outcome: error ? 'failed' : 'success', code: error?.code ?? null, durationMs: Date.now() - started.getTime() });
     if (error) log.write('error', `sync run failed (${error.code}): ${error.message}`);
     else log.write('info', `sync run finished: ${JSON.stringify(counts)}`);
 

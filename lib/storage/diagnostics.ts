@@ -1,0 +1,42 @@
+import { channel } from 'node:diagnostics_channel';
+import type Keyv from 'keyv';
+import type { QueueOptions } from '../queue/index.js';
+import type { Storage } from './storage.js';
+
+/** `portico:storage:error` on `node:diagnostics_channel`: a store operation failed (the caller gets the error too). */
+export const storageChannels = {
+  error: channel('portico:storage:error'),
+};
+
+export interface StorageErrorEvent {
+  /** The back end (`sqlite`, `redis`, …). */
+  kind: string;
+  /** The Keyv namespace the operation was on. */
+  namespace: string;
+}
+
+/**
+ * The same storage, with one `error` listener on each of its Keyv namespaces that publishes a
+ * `portico:storage:error` event. Keyv emits the error and (with `throwOnErrors`) throws it too,
+ * so callers still see every failure; this only makes them countable.
+ */
+export function observeStorage(storage: Storage): Storage {
+  const observed = new WeakSet<Keyv>();
+  return Object.freeze({
+    kind: storage.kind,
+    shared: storage.shared,
+    coordinator: storage.coordinator,
+    queue: <T>(name: string, options?: QueueOptions) => storage.queue<T>(name, options),
+    keyv<T = unknown>(namespace: string): Keyv<T> {
+      const keyv = storage.keyv<T>(namespace);
+      if (!observed.has(keyv)) {
+        observed.add(keyv);
+        keyv.on('error', () => {
+          if (storageChannels.error.hasSubscribers) storageChannels.error.publish({ kind: storage.kind, namespace });
+        });
+      }
+      return keyv;
+    },
+    close: () => storage.close(),
+  });
+}

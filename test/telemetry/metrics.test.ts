@@ -1,0 +1,105 @@
+import t from 'tap';
+import { devKey, prodKey } from '../helpers/gateway.js';
+import { proxySetup } from '../proxy/helpers.js';
+import { importConnection, receiver, waitFor, withStripe } from '../webhooks/helpers.js';
+import { startGateway } from '../helpers/gateway.js';
+
+const metricsToken = 'mt_test_0123456789abcdef';
+
+async function scrape(url: string, token: string | null = metricsToken) {
+  const res = await fetch(`${url}/metrics`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+/** The value of one sample line, e.g. `portico_proxy_calls_total{...}`, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+t.test('GET /metrics: proxy calls by integration, provider and status, with latency; never a connection id', async (t) => {
+  const s = await proxySetup(t, {
+    gateway: { metrics: { token: metricsToken } },
+    respond: (req, res) => {
+      res.statusCode = req.url.includes('missing') ? 404 : 200;
+      res.end('{}');
+    },
+  });
+  t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
+  t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
+  t.equal((await s.proxy('GET', '/v1/missing')).status, 404);
+
+  const got = await scrape(s.gw.url);
+  t.equal(got.status, 200);
+  t.match(got.type, /^text\/plain; version=0\.0\.4/);
+  const calls = (status: string) => sample(got.text, 'portico_proxy_calls_total', { environment: 'dev', integration: 'fake', provider: 'fake-api', status });
+  // The call's end is counted when the caller's response closes: it may trail the answer a little.
+  await waitFor(async () => sample((await scrape(s.gw.url)).text, 'portico_proxy_calls_total', { status: '404' }) === 1, 'the 404 counted');
+  const again = (await scrape(s.gw.url)).text;
+  t.equal(sample(again, 'portico_proxy_calls_total', { integration: 'fake', provider: 'fake-api', status: '200' }), 2);
+  t.equal(sample(again, 'portico_proxy_call_duration_seconds_count', { integration: 'fake', provider: 'fake-api' }), 3);
+  t.equal(sample(again, 'portico_proxy_upstream_duration_seconds_count', { provider: 'fake-api' }), 3);
+  t.ok(calls('200') === undefined || calls('200')! >= 1, 'first scrape read the counter');
+  t.match(again, /process_cpu_seconds_total/, 'process metrics in the same registry');
+  t.notMatch(again, /c1|sk_fake/, 'no connection id, no credential');
+});
+
+t.test('GET /metrics needs its own token: none, a wrong one and a secret key are refused', async (t) => {
+  const s = await proxySetup(t, { gateway: { metrics: { token: metricsToken } } });
+  for (const token of [null, 'mt_wrong_0123456789abcdef', devKey]) {
+    const got = await scrape(s.gw.url, token);
+    t.equal(got.status, 401, `token ${token}`);
+    t.equal(JSON.parse(got.text).error.code, 'unauthorized');
+  }
+});
+
+t.test('without metrics options there is no /metrics route and nothing listens', async (t) => {
+  const { proxyChannels } = await import('../../lib/proxy/index.js');
+  const s = await proxySetup(t);
+  t.equal((await scrape(s.gw.url)).status, 401, 'behind the secret key like any unknown route');
+  t.equal((await s.gw.call('GET', '/metrics')).status, 404);
+  t.equal(s.gw.gateway.metrics, undefined);
+  t.notOk(proxyChannels.callEnd.hasSubscribers, 'no subscriber: no event is built');
+});
+
+t.test('integration labels are capped: later keys count as "other"', async (t) => {
+  const s = await proxySetup(t, { gateway: { metrics: { token: metricsToken, maxIntegrations: 1 } } });
+  t.equal((await s.gw.call('POST', '/integrations', { body: { unique_key: 'second', provider: 'fake-api' } })).status, 201);
+  t.equal((await s.gw.call('POST', '/connections', { body: { provider_config_key: 'second', connection_id: 'c2', credentials: { type: 'API_KEY', apiKey: 'k' } } })).status, 201);
+  await s.proxy('GET', '/v1/a');
+  await s.proxy('GET', '/v1/b', { headers: { 'provider-config-key': 'second', 'connection-id': 'c2' } });
+  const text = await waitFor(async () => {
+    const got = (await scrape(s.gw.url)).text;
+    return sample(got, 'portico_proxy_calls_total', { integration: 'other' }) === 1 && got;
+  }, 'the second integration counted as other');
+  t.equal(sample(text, 'portico_proxy_calls_total', { integration: 'fake' }), 1);
+  t.notMatch(text, /integration="second"/);
+});
+
+t.test('records written, webhook attempts and backlog', async (t) => {
+  const hook = await receiver();
+  t.teardown(() => hook.close());
+  const gw = await startGateway(t, {
+    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }, { name: 'prod', secretKey: prodKey }],
+    webhooks: { timeoutMs: 5_000, retries: 0 },
+    metrics: { token: metricsToken, processMetrics: false },
+  });
+  await withStripe(gw);
+  await importConnection(gw, 'c1');
+  const ref = { environment: 'dev', providerConfigKey: 'stripe', connectionId: 'c1', model: 'Invoice' };
+  await gw.gateway.records.saveBatch(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+  await gw.gateway.records.saveBatch(ref, [{ id: 'a', v: 2 }, { id: 'b' }]);
+  await gw.gateway.records.deleteBatch(ref, ['c']);
+  await waitFor(() => hook.received.length >= 1, 'the auth webhook delivered');
+  const text = await waitFor(async () => {
+    const got = (await scrape(gw.url)).text;
+    return sample(got, 'portico_webhook_attempts_total', { outcome: 'delivered' }) === hook.received.length && got;
+  }, 'the attempt counted');
+  t.equal(sample(text, 'portico_records_written_total', { integration: 'stripe', operation: 'added' }), 3);
+  t.equal(sample(text, 'portico_records_written_total', { integration: 'stripe', operation: 'updated' }), 1);
+  t.equal(sample(text, 'portico_records_written_total', { integration: 'stripe', operation: 'deleted' }), 1);
+  t.equal(sample(text, 'portico_webhook_enqueued_total', { environment: 'dev' }), hook.received.length);
+  t.match(text, /\nportico_webhook_backlog 0\n/);
+  t.notMatch(text, /process_cpu_seconds_total/, 'process metrics off');
+});
