@@ -46,6 +46,8 @@ export const errorStatus = {
   authorization_denied: 403,
   installation_pending: 403,
   installation_not_verified: 403,
+  browser_mismatch: 403,
+  tenant_not_proven: 403,
   not_found: 404,
   unknown_route: 404,
   unknown_provider: 404,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { createSessionSchema } from '../connect/session.js';
+import type { createSessionSchema } from '../connect/index.js';
 import type { Http } from './http.js';
 import type { EndUser } from './types.js';
 

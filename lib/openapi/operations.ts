@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createSessionSchema } from '../connect/session.js';
+import { createSessionSchema } from '../connect/index.js';
 import { importConnectionSchema, metadataSchema, patchConnectionSchema } from '../connections/schema.js';
 import { createIntegrationSchema, updateIntegrationSchema } from '../integrations/schema.js';
 import { connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/schema.js';

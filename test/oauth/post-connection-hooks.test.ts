@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { PostConnectionContext } from '../../lib/oauth/index.js';
+import type { PostConnectionContext } from '../../lib/connect/index.js';
 import { browse, formStateOf, resultOf } from './fixtures/browser.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from './fixtures/gateway.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { connectionConfigSchema, connectionId, endUserSchema } from '../connections/schema.js';
-import type { EndUser } from '../connections/index.js';
-import { uniqueKey } from '../integrations/schema.js';
+import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/schema.js';
+import type { EndUser } from '../../connections/index.js';
+import { uniqueKey } from '../../integrations/schema.js';
 
 /** An http(s) origin such as `https://app.example.com` (no path): where results are posted. */
 export const originSchema = z.string().max(2048).refine((value) => {
@@ -12,6 +12,15 @@ export const originSchema = z.string().max(2048).refine((value) => {
     return false;
   }
 }, 'must be an origin like https://app.example.com (scheme, host and port only)');
+
+const sharedTenants = new Set(['common', 'organizations', 'consumers']);
+
+/** A concrete tenant (id or verified domain); the multi-tenant aliases name no organization. */
+export const tenantSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,253}$/, 'must be a tenant id or domain')
+  .refine((value) => !sharedTenants.has(value.toLowerCase()), 'must name one tenant (common, organizations and consumers name none)');
+
+/** True for a tenant value that names one organization (not a multi-tenant alias). */
+export const isConcreteTenant = (value: string | undefined): value is string => value !== undefined && tenantSchema.safeParse(value).success;
 
 const organizationSchema = z.object({
   id: z.string().min(1).max(255),
@@ -29,8 +38,15 @@ export const createSessionSchema = z.object({
     // The values fill provider URLs: unreserved URL characters only, so they cannot add a path, query or port.
     connection_config: connectionConfigSchema.pipe(z.record(z.string(), z.string().regex(/^[A-Za-z0-9._~-]{1,255}$/, 'may hold only letters, digits, ".", "_", "~" and "-"'))),
   }).strict()).optional(),
-  /** The origin of the page that opens the connect link; results are posted to it only. */
+  /** The origins of the pages that open the connect link; results are posted to them only, never to one a link names. */
+  allowed_origins: z.array(originSchema).min(1).max(20).optional(),
+  /** One allowed origin (shorthand for `allowed_origins: [origin]`). */
   origin: originSchema.optional(),
+  /**
+   * The organization's tenant for admin consent, pinned by the customer: a concrete tenant id or
+   * domain. Without it the tenant must be proven by the provider's signed ID token.
+   */
+  tenant: tenantSchema.optional(),
   /** Re-authorize this existing connection instead of creating a new one (one integration only). */
   connection_id: connectionId.optional(),
 }).strict().superRefine((body, ctx) => {
@@ -47,7 +63,9 @@ export interface ConnectSession {
   end_user: EndUser;
   allowed_integrations: string[] | null;
   integrations_config_defaults: Record<string, Record<string, string>>;
-  origin: string | null;
+  /** Where results may be posted; empty: nowhere. */
+  allowed_origins: string[];
+  tenant: string | null;
   connection_id: string | null;
   created_at: string;
   expires_at: string;

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
-import type { ConnectionService } from '../connections/index.js';
-import { readJson } from '../http/body.js';
-import type { GatewayState } from '../http/state.js';
-import { parseOrFail } from '../http/validate.js';
-import type { IntegrationService } from '../integrations/index.js';
+import type { ConnectionService } from '../../connections/index.js';
+import { readJson } from '../../http/body.js';
+import type { GatewayState } from '../../http/state.js';
+import { parseOrFail } from '../../http/validate.js';
+import type { IntegrationService } from '../../integrations/index.js';
 import { createSessionSchema } from './session.js';
 import type { ConnectSessionStore } from './session-store.js';
 
@@ -35,6 +35,8 @@ export function createConnectSessionRoutes(deps: ConnectSessionRoutesDeps): Rout
         expires_at: session.expires_at,
         end_user: session.end_user,
         allowed_integrations: session.allowed_integrations,
+        allowed_origins: session.allowed_origins,
+        ...(session.tenant ? { tenant: session.tenant } : {}),
       },
     };
   });

@@ -1,15 +1,15 @@
 import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { GatewayError } from '../errors.js';
-import type { IntegrationCredentials } from '../integrations/index.js';
-import type { Provider } from '../providers/index.js';
-import { fillTemplate } from './connection-config.js';
+import { GatewayError } from '../../errors.js';
+import type { IntegrationCredentials } from '../../integrations/index.js';
+import type { Provider } from '../../providers/index.js';
+import { fillTemplate } from '../connection-config.js';
 
 export type AppCredentials = Extract<IntegrationCredentials, { type: 'APP' }>;
 
 const timeoutMs = 15_000;
 
-/** True when the app is set up for optional user authorization (spec 5.1.4). */
+/** True when the app can run the user authorization (spec 5.1.4) that proves who may use an installation. */
 export const asksForUserAuthorization = (provider: Provider, app: AppCredentials): app is AppCredentials & { client_id: string; client_secret: string } =>
   Boolean(app.client_id && app.client_secret && provider.user_authorization);
 
@@ -50,9 +50,9 @@ async function apiGet(fetchFn: typeof fetch, provider: Provider, config: Record<
 }
 
 /**
- * Without user authorization the installation id in the setup redirect is only checked to be
- * an installation of this app: the provider warns that it can be spoofed, so the user
- * authorization variant below is the one that proves the end user owns it.
+ * Only with the integration's explicit opt-out (`insecure_trust_setup_url_installation_id`):
+ * the setup redirect's installation id is only checked to be an installation of this app.
+ * The provider warns that it can be spoofed; ids are sequential.
  */
 export async function verifyAppInstallation(fetchFn: typeof fetch, provider: Provider, app: AppCredentials, config: Record<string, string>, installationId: string): Promise<void> {
   const { status } = await apiGet(fetchFn, provider, config, `/app/installations/${installationId}`, `Bearer ${await appJwt(app)}`);
@@ -63,14 +63,25 @@ export async function verifyAppInstallation(fetchFn: typeof fetch, provider: Pro
   throw new GatewayError('installation_not_verified', `Installation ${installationId} is not an installation of this app (the provider answered ${status}).`);
 }
 
-/** With user authorization: the installation must be one the authorizing user can access. */
+const perPage = 100;
+// 10,000 installations: far beyond one person's; a bound on a provider that never stops paging.
+const maxPages = 100;
+
+/**
+ * With user authorization: the installation must be one the authorizing user can access.
+ * Every page of the user's installations is read (by page number, never by a URL the answer
+ * names, so the user's token goes nowhere else) until the installation is found or the list ends.
+ */
 export async function verifyUserInstallation(fetchFn: typeof fetch, provider: Provider, config: Record<string, string>, userToken: string, installationId: string): Promise<void> {
-  const { status, body } = await apiGet(fetchFn, provider, config, '/user/installations?per_page=100', `Bearer ${userToken}`);
-  const installations = (body as { installations?: { id?: unknown }[] } | undefined)?.installations;
-  if (status !== 200 || !Array.isArray(installations)) {
-    throw new GatewayError('installation_not_verified', `The installations of the authorizing user could not be read (the provider answered ${status}).`);
+  for (let page = 1; page <= maxPages; page++) {
+    const { status, body } = await apiGet(fetchFn, provider, config, `/user/installations?per_page=${perPage}&page=${page}`, `Bearer ${userToken}`);
+    const installations = (body as { installations?: { id?: unknown }[] } | undefined)?.installations;
+    if (status !== 200 || !Array.isArray(installations)) {
+      throw new GatewayError('installation_not_verified', `The installations of the authorizing user could not be read (the provider answered ${status}).`);
+    }
+    if (installations.some((i) => String(i.id) === installationId)) return;
+    const total = (body as { total_count?: unknown }).total_count;
+    if (installations.length < perPage || (typeof total === 'number' && page * perPage >= total)) break;
   }
-  if (!installations.some((i) => String(i.id) === installationId)) {
-    throw new GatewayError('installation_not_verified', `The user who authorized cannot access installation ${installationId}.`);
-  }
+  throw new GatewayError('installation_not_verified', `The user who authorized cannot access installation ${installationId}.`);
 }

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import type { Connection, ConnectionCredentials } from '../connections/index.js';
-import type { OAuthDeps } from './deps.js';
-import { operationOf, type Flow } from './flow.js';
-import { sendResultPage } from './result-page.js';
+import type { FlowDeps } from './deps.js';
+import { operationOf, type Flow } from './flow-store.js';
+import { sendResultPage } from './pages/result-page.js';
 
 const hookTimeoutMs = 15_000;
 
@@ -11,7 +11,7 @@ const hookTimeoutMs = 15_000;
  * which also publishes the authorization event; then runs the provider's post-connection
  * hook and answers the success page.
  */
-export async function completeConnection(deps: OAuthDeps, ctx: Context, flow: Flow, credentials: ConnectionCredentials, connectionConfig: Record<string, string>): Promise<void> {
+export async function completeConnection(deps: FlowDeps, ctx: Context, flow: Flow, credentials: ConnectionCredentials, connectionConfig: Record<string, string>): Promise<void> {
   const { connection } = await deps.connections.upsert(flow.environment, {
     provider_config_key: flow.provider_config_key,
     connection_id: flow.connection_id ?? undefined,
@@ -25,7 +25,7 @@ export async function completeConnection(deps: OAuthDeps, ctx: Context, flow: Fl
 }
 
 /** A hook failing (or missing) is logged; the connection is already stored and stays. */
-async function runPostConnectionHook(deps: OAuthDeps, connection: Connection): Promise<void> {
+async function runPostConnectionHook(deps: FlowDeps, connection: Connection): Promise<void> {
   const provider = deps.catalog.get(connection.provider);
   const name = provider?.post_connection_script;
   if (!provider || !name) return;

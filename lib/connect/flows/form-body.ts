@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { fail } from '../errors.js';
-import { readRawBody } from '../http/body.js';
+import { fail } from '../../errors.js';
+import { readRawBody } from '../../http/body.js';
 
 const limit = 16 * 1024;
 

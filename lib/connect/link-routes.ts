@@ -1,27 +1,30 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ConnectSession } from '../connect/index.js';
+import { isConcreteTenant, type ConnectSession } from './sessions/session.js';
 import { GatewayError } from '../errors.js';
 import type { GatewayState } from '../http/state.js';
 import { param } from '../http/params.js';
 import type { Provider } from '../providers/index.js';
 import { pageRoute, type Attempt, type PageScope } from './attempt.js';
-import { sendChooserPage } from './chooser-page.js';
+import { sendChooserPage } from './pages/chooser-page.js';
 import { mergeConnectionConfig } from './connection-config.js';
-import type { OAuthDeps } from './deps.js';
-import { submitForm } from './form-submit.js';
-import { carryOut, planStart, type StartBase } from './start.js';
+import type { FlowDeps } from './deps.js';
+import { submitForm } from './flows/credentials-form.js';
+import { carryOut, planStart, type StartBase } from './plan.js';
 import { originFor, queryValue, typedConfig } from './request.js';
 
 const connectable = (p: Provider) => p.auth_mode !== 'NONE' && (p.auth_mode !== 'OAUTH2_CC' || Boolean(p.admin_consent_url));
 
 /** A session that can still start an attempt, or the reason it cannot. */
-async function openSession(deps: OAuthDeps, ctx: Context, scope: PageScope): Promise<{ token: string; session: ConnectSession; expired: boolean; used: boolean }> {
+async function openSession(deps: FlowDeps, ctx: Context, scope: PageScope): Promise<{ token: string; session: ConnectSession; expired: boolean; used: boolean }> {
   const token = queryValue(ctx, 'connect_session_token');
   if (!token) throw new GatewayError('invalid_connect_session', 'This link has no connect session token. Open it from the application.');
   const peeked = await deps.sessions.peek(token);
   if (!peeked) throw new GatewayError('invalid_connect_session', 'This connect link is not valid (unknown or long expired). Ask the application for a new one.');
-  scope.origin = originFor(peeked.value.origin, queryValue(ctx, 'origin'));
+  scope.origin = originFor(peeked.value.allowed_origins ?? [], queryValue(ctx, 'origin'));
+  scope.flowToken = token;
+  // A link opened again after it was used: logged, not reported again, no message to any page.
+  if (peeked.used) scope.quiet = true;
   return { token, session: peeked.value, expired: peeked.expired, used: peeked.used };
 }
 
@@ -30,12 +33,18 @@ const attemptFor = (session: ConnectSession, key: string, provider: Provider): A
   connection_id: session.connection_id, operation: provider.auth_mode === 'API_KEY' || provider.auth_mode === 'BASIC' ? 'connect' : 'oauth',
 });
 
+/** The tenant the customer's backend fixed for this integration, if it names one organization. */
+function pinnedTenant(session: ConnectSession, key: string): string | null {
+  const configured = session.integrations_config_defaults[key]?.tenant;
+  return session.tenant ?? (isConcreteTenant(configured) ? configured : null);
+}
+
 const sessionGone = (expired: boolean) => new GatewayError('invalid_connect_session', expired
   ? 'This connect link expired. Ask the application for a new one.'
   : 'This connect link was already used; each link starts one authorization. Ask the application for a new one.');
 
 /** The public routes the end user's browser opens: the connect link, its integrations, the form. */
-export function createConnectRoutes(deps: OAuthDeps): Router<GatewayState> {
+export function createConnectRoutes(deps: FlowDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   // The connect link: straight to the only integration, or a list to choose from.
@@ -71,7 +80,8 @@ export function createConnectRoutes(deps: OAuthDeps): Router<GatewayState> {
     }
     const base: StartBase = {
       environment: env, integration, provider, end_user: session.end_user, connection_id: session.connection_id, origin: scope.origin,
-      connection_config: mergeConnectionConfig(provider, session.integrations_config_defaults[key] ?? {}, typedConfig(Object.entries(ctx.query))),
+      pinned_tenant: pinnedTenant(session, key),
+      connection_config: mergeConnectionConfig(provider, { ...session.integrations_config_defaults[key], ...(session.tenant ? { tenant: session.tenant } : {}) }, typedConfig(Object.entries(ctx.query))),
     };
     // Everything checkable is checked before the session is spent.
     const plan = planStart(base);

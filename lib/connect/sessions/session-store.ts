@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/index.js';
+import type { Storage } from '../../storage/index.js';
 import { createOneTimeStore, type Claim, type Peeked } from './one-time-store.js';
 import { endUserOf, type ConnectSession, type CreateSessionInput } from './session.js';
 
@@ -23,7 +23,8 @@ export function createConnectSessionStore(storage: Storage, ttlMs = defaultSessi
         allowed_integrations: input.allowed_integrations ? [...new Set(input.allowed_integrations)] : null,
         integrations_config_defaults: Object.fromEntries(Object.entries(input.integrations_config_defaults ?? {})
           .map(([key, value]) => [key, value.connection_config])),
-        origin: input.origin ?? null,
+        allowed_origins: [...new Set([...(input.allowed_origins ?? []), ...(input.origin ? [input.origin] : [])])],
+        tenant: input.tenant ?? null,
         connection_id: input.connection_id ?? null,
         created_at: new Date(now).toISOString(),
         expires_at: new Date(now + ttlMs).toISOString(),

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { errorStatus, type ErrorCode } from '../errors.js';
+import { errorStatus, type ErrorCode } from '../../errors.js';
 import { escapeHtml, jsonForScript, sendPage } from './html.js';
 
 /** What the page hands to the window that opened the connect link (the frontend SDK). */

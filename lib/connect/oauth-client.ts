@@ -25,7 +25,7 @@ export function scopesFor(provider: Provider, integration: Integration): string[
   return scopes;
 }
 
-function parseUrl(value: string, what: string): URL {
+export function parseUrl(value: string, what: string): URL {
   try {
     const url = new URL(value);
     if (url.protocol === 'https:' || url.protocol === 'http:') return url;
@@ -42,6 +42,10 @@ export interface AuthorizationRequest {
   state: string;
   redirectUri: string;
   codeChallenge?: string | undefined;
+  /** Scopes put before the catalog's and the integration's (OpenID `openid`). */
+  extraScopes?: string[] | undefined;
+  /** Extra parameters (OpenID `nonce`, `prompt`), set last. */
+  extra?: Record<string, string> | undefined;
 }
 
 /** The provider's consent page for the authorization code flow. */
@@ -49,7 +53,7 @@ export function authorizationUrl(req: AuthorizationRequest): string {
   const { provider, config } = req;
   const url = parseUrl(fillTemplate(provider.authorization_url ?? '', config), 'authorization URL');
   for (const [name, value] of Object.entries(provider.authorization_params ?? {})) url.searchParams.set(name, fillTemplate(value, config));
-  const scopes = scopesFor(provider, req.integration);
+  const scopes = [...(req.extraScopes ?? []), ...scopesFor(provider, req.integration)];
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', oauthClientOf(req.integration).client_id);
   url.searchParams.set('redirect_uri', req.redirectUri);
@@ -59,29 +63,6 @@ export function authorizationUrl(req: AuthorizationRequest): string {
     url.searchParams.set('code_challenge', req.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
   }
-  return url.toString();
-}
-
-/** The tenant-wide admin consent page (directory suite application permissions, spec 5.1.2). */
-export function adminConsentUrl(req: AuthorizationRequest): string {
-  const { provider, config } = req;
-  const url = parseUrl(fillTemplate(provider.admin_consent_url ?? '', config), 'admin consent URL');
-  const scopes = scopesFor(provider, req.integration);
-  url.searchParams.set('client_id', oauthClientOf(req.integration).client_id);
-  if (scopes.length > 0) url.searchParams.set('scope', scopes.join(provider.scope_separator ?? ' '));
-  url.searchParams.set('redirect_uri', req.redirectUri);
-  url.searchParams.set('state', req.state);
-  return url.toString();
-}
-
-/** The code-hosting app's installation page, e.g. `${app_link}/installations/new`, carrying our state. */
-export function installationUrl(provider: Provider, integration: Integration, state: string): string {
-  const c = integration.credentials;
-  if (!c || c.type !== 'APP') {
-    throw new GatewayError('integration_credentials_missing', `Integration "${integration.unique_key}" has no app credentials yet: set app_id, app_link and private_key with PATCH /integrations/${integration.unique_key}.`);
-  }
-  const template = provider.installation_url ?? '${app_link}/installations/new';
-  const url = parseUrl(template.replace('${app_link}', c.app_link.replace(/\/+$/, '')), 'installation URL');
-  url.searchParams.set('state', state);
+  for (const [name, value] of Object.entries(req.extra ?? {})) url.searchParams.set(name, value);
   return url.toString();
 }

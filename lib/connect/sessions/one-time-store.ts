@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Storage } from '../storage/index.js';
+import type { Storage } from '../../storage/index.js';
 
 interface Entry<T> {
   value: T;

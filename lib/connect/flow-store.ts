@@ -1,5 +1,5 @@
 import type { EndUser } from '../connections/index.js';
-import { createOneTimeStore, type OneTimeStore } from '../connect/index.js';
+import { createOneTimeStore, type OneTimeStore } from './sessions/one-time-store.js';
 import type { Storage } from '../storage/index.js';
 
 /**
@@ -20,8 +20,14 @@ export interface Flow {
   end_user: EndUser;
   /** Set when re-authorizing an existing connection. */
   connection_id: string | null;
-  /** Where the result page posts its message; none when neither the session nor the link said. */
+  /** Where the result page posts its message: one of the session's allowed origins, or none. */
   origin: string | null;
+  /** SHA-256 (base64url) of the nonce in the starting browser's cookie. */
+  browser: string;
+  /** Admin consent: the tenant the customer pinned in the session (null: the ID token must prove it). */
+  pinned_tenant: string | null;
+  /** Admin consent proven by ID token: the OpenID `nonce` the token must carry. */
+  oidc_nonce: string | null;
   connection_config: Record<string, string>;
   /** PKCE verifier, sealed with the gateway cipher. */
   code_verifier: string | null;

@@ -1,8 +1,8 @@
-import type { ConnectionCredentials } from '../connections/index.js';
-import { placeCredentials } from '../credentials/index.js';
-import { GatewayError } from '../errors.js';
-import type { Provider } from '../providers/index.js';
-import { fillTemplate } from './connection-config.js';
+import type { ConnectionCredentials } from '../../connections/index.js';
+import { placeCredentials } from '../../credentials/index.js';
+import { GatewayError } from '../../errors.js';
+import type { Provider } from '../../providers/index.js';
+import { fillTemplate } from '../connection-config.js';
 
 const timeoutMs = 15_000;
 

@@ -1,14 +1,16 @@
-import type { ConnectionCredentials } from '../connections/index.js';
-import { GatewayError } from '../errors.js';
-import { param } from '../http/params.js';
-import { notifyFailure, type PageContext, type PageScope } from './attempt.js';
-import { completeConnection } from './complete.js';
-import { mergeConnectionConfig, missingConfig } from './connection-config.js';
-import type { OAuthDeps } from './deps.js';
+import type { ConnectionCredentials } from '../../connections/index.js';
+import { GatewayError } from '../../errors.js';
+import { param } from '../../http/params.js';
+import { notifyFailure, type PageContext, type PageScope } from '../attempt.js';
+import { completeConnection } from '../complete.js';
+import { mergeConnectionConfig, missingConfig } from '../connection-config.js';
+import type { FlowDeps } from '../deps.js';
 import { readForm } from './form-body.js';
-import { sendFormPage } from './form-page.js';
-import { claimFlow, loadTarget, typedConfig } from './request.js';
-import { planStart, redirectTarget, sendContinuePage, type StartBase } from './start.js';
+import { sendFormPage } from '../pages/form-page.js';
+import { claimFlow, loadTarget, typedConfig } from '../request.js';
+import { forgetBrowser } from '../browser-binding.js';
+import { sendContinuePage } from '../pages/continue-page.js';
+import { planStart, redirectTarget, type StartBase } from '../plan.js';
 import { verifyCredentials } from './verify-credentials.js';
 
 /** Mistakes the end user can correct on the same form (the form token is handed back). */
@@ -29,9 +31,9 @@ function typedCredentials(mode: string, form: Record<string, string>): Extract<C
  * `POST /oauth/connect/:integration`: the form's answer. API keys and basic credentials are
  * verified and stored; typed connection settings continue to the provider's consent page.
  */
-export async function submitForm(deps: OAuthDeps, ctx: PageContext, scope: PageScope): Promise<void> {
+export async function submitForm(deps: FlowDeps, ctx: PageContext, scope: PageScope): Promise<void> {
   const form = await readForm(ctx);
-  const claim = await claimFlow(deps, form.state, scope, ['form']);
+  const claim = await claimFlow(deps, ctx, form.state, scope, ['form']);
   const flow = claim.value;
   if (flow.provider_config_key !== param(ctx, 'integration')) {
     await claim.finish();
@@ -40,7 +42,7 @@ export async function submitForm(deps: OAuthDeps, ctx: PageContext, scope: PageS
   const { integration, provider } = await loadTarget(deps, flow.environment, flow.provider_config_key);
   const base: StartBase = {
     environment: flow.environment, integration, provider, end_user: flow.end_user,
-    connection_id: flow.connection_id, origin: flow.origin, connection_config: flow.connection_config,
+    connection_id: flow.connection_id, origin: flow.origin, pinned_tenant: flow.pinned_tenant, connection_config: flow.connection_config,
   };
   try {
     const config = mergeConnectionConfig(provider, flow.connection_config, typedConfig(Object.entries(form)));
@@ -50,13 +52,15 @@ export async function submitForm(deps: OAuthDeps, ctx: PageContext, scope: PageS
       const credentials = typedCredentials(provider.auth_mode, form);
       await verifyCredentials(deps.fetch, provider, config, credentials);
       await claim.finish();
+      forgetBrowser(deps, ctx, form.state as string);
       await completeConnection(deps, ctx, flow, credentials, config);
       return;
     }
     const plan = planStart({ ...base, connection_config: config });
     if (plan.step === 'form') throw new GatewayError('missing_connection_config', 'Fill in every field.');
     await claim.finish();
-    sendContinuePage(ctx, provider.display_name, await redirectTarget(deps, { ...base, connection_config: config }, plan.step));
+    forgetBrowser(deps, ctx, form.state as string);
+    sendContinuePage(ctx, provider.display_name, await redirectTarget(deps, ctx, { ...base, connection_config: config }, plan.step));
   } catch (err) {
     if (!GatewayError.is(err) || !correctable.has(err.code)) {
       await claim.finish();

@@ -3,13 +3,15 @@ import type { EndUser } from '../connections/index.js';
 import { GatewayError } from '../errors.js';
 import type { Integration } from '../integrations/index.js';
 import type { Provider } from '../providers/index.js';
-import { adminConsentUrl, authorizationUrl, installationUrl, oauthClientOf, scopesFor } from './authorization-urls.js';
+import { issueBoundFlow } from './browser-binding.js';
+import { oauthClientOf, scopesFor } from './oauth-client.js';
+import { checkAdminConsent, startAdminConsent } from './flows/admin-consent.js';
+import { checkAppInstall, startAppInstall } from './flows/app-install.js';
+import { startOAuth2Code } from './flows/oauth2-code.js';
 import { missingConfig, picksHost } from './connection-config.js';
-import type { OAuthDeps } from './deps.js';
-import type { Flow } from './flow.js';
-import { sendFormPage, type FormField } from './form-page.js';
-import { escapeHtml, sendPage } from './html.js';
-import { createPkcePair } from './pkce.js';
+import type { FlowDeps } from './deps.js';
+import type { Flow } from './flow-store.js';
+import { sendFormPage, type FormField } from './pages/form-page.js';
 
 /** What is known when an end user starts connecting one integration. */
 export interface StartBase {
@@ -19,6 +21,8 @@ export interface StartBase {
   end_user: EndUser;
   connection_id: string | null;
   origin: string | null;
+  /** Admin consent: the tenant the customer's backend pinned on the session. */
+  pinned_tenant: string | null;
   connection_config: Record<string, string>;
 }
 
@@ -47,10 +51,11 @@ export function planStart(base: StartBase): Plan {
   else if (!credentials) {
     throw new GatewayError('unsupported_auth_mode', `Provider "${provider.name}" (auth mode ${mode}) needs no end-user authorization: create its connections with POST /connections.`);
   }
-  if (step === 'app_install') installationUrl(provider, integration, 'check');
+  if (step === 'app_install') checkAppInstall(provider, integration);
   else if (step) {
     oauthClientOf(integration);
     scopesFor(provider, integration);
+    if (step === 'admin_consent') checkAdminConsent(base);
   }
   const missing = missingConfig(provider, base.connection_config);
   const onlyCustomer = missing.find((name) => picksHost(provider, name));
@@ -62,8 +67,7 @@ export function planStart(base: StartBase): Plan {
   return configFields.length > 0 || !step ? { step: 'form', fields: configFields } : { step };
 }
 
-const flowOf = (base: StartBase, kind: Flow['kind'], extra: Partial<Flow> = {}): Flow => ({
-  kind,
+const flowOf = (base: StartBase): Omit<Flow, 'browser' | 'kind'> => ({
   environment: base.environment,
   provider_config_key: base.integration.unique_key,
   provider: base.provider.name,
@@ -73,50 +77,26 @@ const flowOf = (base: StartBase, kind: Flow['kind'], extra: Partial<Flow> = {}):
   connection_config: base.connection_config,
   code_verifier: null,
   installation_id: null,
-  ...extra,
+  pinned_tenant: base.pinned_tenant,
+  oidc_nonce: null,
 });
 
-/** Where the end user goes next for a redirecting step; the state is stored first. */
-export async function redirectTarget(deps: OAuthDeps, base: StartBase, step: 'oauth' | 'admin_consent' | 'app_install'): Promise<string> {
-  const { provider, integration } = base;
-  if (step === 'app_install') {
-    const { token } = await deps.flows.issue(flowOf(base, 'app_install'));
-    return installationUrl(provider, integration, token);
-  }
-  const request = { provider, integration, config: base.connection_config, redirectUri: deps.callbackUrl };
-  if (step === 'admin_consent') {
-    const { token } = await deps.flows.issue(flowOf(base, 'admin_consent'));
-    return adminConsentUrl({ ...request, state: token });
-  }
-  const pkce = provider.pkce ? createPkcePair() : undefined;
-  const { token } = await deps.flows.issue(flowOf(base, 'oauth', { code_verifier: pkce ? deps.cipher.seal(pkce.verifier) : null }));
-  return authorizationUrl({ ...request, state: token, codeChallenge: pkce?.challenge });
+/** Where the end user goes next for a redirecting step; the flow is stored first, bound to this browser. */
+export function redirectTarget(deps: FlowDeps, ctx: Context, base: StartBase, step: 'oauth' | 'admin_consent' | 'app_install'): Promise<string> {
+  if (step === 'app_install') return startAppInstall(deps, ctx, base, flowOf(base));
+  if (step === 'admin_consent') return startAdminConsent(deps, ctx, base, flowOf(base));
+  return startOAuth2Code(deps, ctx, base, flowOf(base));
 }
 
 /** Carries out the plan: a redirect to the provider, or the form with a fresh form token. */
-export async function carryOut(deps: OAuthDeps, ctx: Context, base: StartBase, plan: Plan): Promise<void> {
+export async function carryOut(deps: FlowDeps, ctx: Context, base: StartBase, plan: Plan): Promise<void> {
   if (plan.step === 'form') {
-    const { token } = await deps.flows.issue(flowOf(base, 'form'));
-    sendFormPage(ctx, { action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`, providerName: base.provider.display_name, state: token, fields: plan.fields });
+    const state = await issueBoundFlow(deps, ctx, { ...flowOf(base), kind: 'form' });
+    sendFormPage(ctx, { action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`, providerName: base.provider.display_name, state, fields: plan.fields });
     return;
   }
+  const target = await redirectTarget(deps, ctx, base, plan.step);
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.redirect(await redirectTarget(deps, base, plan.step));
-}
-
-/**
- * After a form POST the next hop is the provider. A redirect answering a form submission is
- * subject to the page's `form-action`, which cannot name every provider host in advance, so
- * the hop is a link the page follows.
- */
-export function sendContinuePage(ctx: Context, providerName: string, target: string): void {
-  const href = escapeHtml(target);
-  sendPage(ctx, {
-    title: `Continue to ${providerName}`,
-    status: 200,
-    head: `<meta http-equiv="refresh" content="0;url=${href}">`,
-    body: `<h1>Continue to ${escapeHtml(providerName)}</h1>` +
-      `<p><a href="${href}">Continue</a></p>`,
-  });
+  ctx.redirect(target);
 }
