@@ -24,6 +24,8 @@ export interface PageScope {
   origin: string | null;
   /** The session token or state the attempt is stored under: its failure is reported once. */
   flowToken?: string;
+  /** Session links: each distinct refusal before the session is spent is its own report (still once). */
+  reportPerCode?: boolean;
   /** A replay or a stranger's request: logged, never reported to the customer again. */
   quiet?: boolean;
 }
@@ -53,7 +55,7 @@ async function firstReport(deps: FlowDeps, token: string): Promise<boolean> {
 export async function notifyFailure(deps: FlowDeps, ctx: Context, scope: PageScope, error: GatewayError): Promise<void> {
   const providerError = error.details?.provider_error as { error: string; description: string } | undefined;
   const { attempt } = scope;
-  const report = Boolean(attempt) && !scope.quiet && (scope.flowToken === undefined || await firstReport(deps, scope.flowToken));
+  const report = Boolean(attempt) && !scope.quiet && (scope.flowToken === undefined || await firstReport(deps, scope.reportPerCode ? `${scope.flowToken}:${error.code}` : scope.flowToken));
   deps.logger.warn('authorization attempt failed', {
     request_id: ctx.state.requestId,
     code: error.code,

@@ -23,6 +23,7 @@ async function openSession(deps: FlowDeps, ctx: Context, scope: PageScope): Prom
   if (!peeked) throw new GatewayError('invalid_connect_session', 'This connect link is not valid (unknown or long expired). Ask the application for a new one.');
   scope.origin = originFor(peeked.value.allowed_origins ?? [], queryValue(ctx, 'origin'));
   scope.flowToken = token;
+  scope.reportPerCode = true;
   // A link opened again after it was used: logged, not reported again, no message to any page.
   if (peeked.used) scope.quiet = true;
   return { token, session: peeked.value, expired: peeked.expired, used: peeked.used };
