@@ -58,6 +58,7 @@ export const errorStatus = {
   state_replayed: 409,
   integration_exists: 409,
   endpoint_removed: 410,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   connection_refresh_failed: 424,

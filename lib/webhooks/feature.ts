@@ -10,6 +10,7 @@ import { createWebhookPoster } from './attempt.js';
 import { authEventFor, isConnectionEvent } from './auth-events.js';
 import { createConnectionWebhookUrls } from './connection-urls.js';
 import { createDeliveryLog } from './deliveries.js';
+import { createByteBudget } from './inbound/byte-budget.js';
 import { createInstallationIndex } from './inbound/installation-index.js';
 import { builtInWebhookRoutings } from './inbound/registry.js';
 import { createInboundWebhookRoutes } from './inbound/routes.js';
@@ -97,6 +98,7 @@ export async function createWebhooks(deps: WebhookDeps) {
     inboundRoutes: createInboundWebhookRoutes({
       isEnvironment, integrations: deps.integrations, connections: deps.connections, catalog: deps.catalog,
       routings: builtInWebhookRoutings(), installations, sender, logger, bodyLimit: resolved.inboundBodyLimit,
+      budget: createByteBudget(resolved.inboundInFlightBytes), readTimeoutMs: resolved.inboundReadTimeoutMs,
     }),
     async close() {
       unsubscribe();

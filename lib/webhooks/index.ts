@@ -12,4 +12,4 @@ export type { SendResult } from './sender.js';
 export type { DeliveryQueue, DeliveryJob, JobHandler, JobOutcome } from './queue/queue.js';
 export { createKeyvQueue } from './queue/keyv-queue.js';
 export { createBullmqQueue } from './queue/bullmq-queue.js';
-export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';
+export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest, BodyVerifier, Verification } from './inbound/routing.js';

@@ -9,6 +9,10 @@ export interface WebhookOptions extends Partial<DeliveryPolicy> {
   retention?: number;
   /** Largest provider webhook body accepted. Default 25 MiB (the code-hosting provider's cap). */
   inboundBodyLimit?: number;
+  /** Bytes of provider webhook bodies held in memory at once by one process (503 beyond). Default 48 MiB. */
+  inboundInFlightBytes?: number;
+  /** How long a provider has to send a webhook body. Default 30 s. */
+  inboundReadTimeoutMs?: number;
   /**
    * Where accepted events wait. Default: BullMQ when the storage is Redis, otherwise the outbox
    * in the storage's own Keyv store. Tests pass one to run both against the same behaviour.
@@ -21,6 +25,8 @@ export interface ResolvedWebhookOptions {
   concurrency: number;
   retention: number;
   inboundBodyLimit: number;
+  inboundInFlightBytes: number;
+  inboundReadTimeoutMs: number;
 }
 
 export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWebhookOptions {
@@ -42,7 +48,11 @@ export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWeb
     concurrency: options.concurrency ?? 20,
     retention: options.retention ?? 10_000,
     inboundBodyLimit: options.inboundBodyLimit ?? 25 * 1024 * 1024,
+    inboundInFlightBytes: options.inboundInFlightBytes ?? 48 * 1024 * 1024,
+    inboundReadTimeoutMs: options.inboundReadTimeoutMs ?? 30_000,
   };
+  if (!(resolved.inboundInFlightBytes >= resolved.inboundBodyLimit)) problems.push('webhooks.inboundInFlightBytes must be at least webhooks.inboundBodyLimit');
+  if (!(resolved.inboundReadTimeoutMs > 0)) problems.push('webhooks.inboundReadTimeoutMs must be positive');
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) problems.push('webhooks.concurrency must be a whole number ≥ 1');
   if (!Number.isInteger(resolved.retention) || resolved.retention < 1) problems.push('webhooks.retention must be a whole number ≥ 1');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
