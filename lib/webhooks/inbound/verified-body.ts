@@ -60,7 +60,7 @@ export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, lim
     taken = 0;
   };
   try {
-    const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks = await new Promise<Buffer[]>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = (error: GatewayError | Error | undefined) => {
@@ -69,7 +69,7 @@ export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, lim
         if (error) {
           req.pause();
           reject(error);
-        } else resolve(Buffer.concat(chunks, size));
+        } else resolve(chunks);
       };
       const onData = (chunk: Buffer) => {
         size += chunk.length;
@@ -87,7 +87,9 @@ export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, lim
       const timer = setTimeout(() => done(new GatewayError('request_timeout', `The webhook body did not arrive within ${limits.timeoutMs / 1000} s.`)), limits.timeoutMs);
       req.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
     });
-    return { body, verified: verifier.verify(), release };
+    // A body whose signature does not match is dropped as it is, never copied into one buffer.
+    const verified = verifier.verify();
+    return { body: verified ? Buffer.concat(chunks) : Buffer.alloc(0), verified, release };
   } catch (error) {
     release();
     if (GatewayError.is(error)) refuse(ctx, error);
