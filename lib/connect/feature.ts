@@ -44,27 +44,21 @@ export interface Connect {
 export function createConnect(deps: ConnectDeps): Connect {
   const sessions = createConnectSessionStore(deps.storage, deps.sessionTtlMs);
   const connectUrl = `${deps.baseUrl}/oauth/connect`;
+  const { catalog, integrations, connections, events, logger, cipher, hooks, fetch } = deps;
   const flowDeps: FlowDeps = {
+    catalog, integrations, connections, events, logger, cipher, hooks, fetch,
     callbackUrl: `${deps.baseUrl}/oauth/callback`,
     setupUrl: `${deps.baseUrl}/oauth/app-setup`,
     connectUrl,
     cookiePath: `${new URL(deps.baseUrl).pathname.replace(/\/+$/, '')}/oauth`,
     secureCookies: deps.baseUrl.startsWith('https:'),
-    catalog: deps.catalog,
-    integrations: deps.integrations,
-    connections: deps.connections,
-    events: deps.events,
-    logger: deps.logger,
-    cipher: deps.cipher,
     sessions,
     flows: createFlowStore(deps.storage),
-    hooks: deps.hooks,
     coordinator: deps.storage.coordinator,
     keySets: createKeySets(),
-    fetch: deps.fetch,
   };
   return {
-    sessionRoutes: createConnectSessionRoutes({ sessions, integrations: deps.integrations, connections: deps.connections, connectUrl }),
+    sessionRoutes: createConnectSessionRoutes({ sessions, integrations, connections, connectUrl }),
     publicRoutes: [createConnectRoutes(flowDeps), createCallbackRoutes(flowDeps)],
   };
 }

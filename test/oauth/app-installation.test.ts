@@ -1,30 +1,12 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { browse, cookieOf, resultOf } from './fixtures/browser.js';
-import { appClient, appId, startFakeCodeHost } from './fixtures/fake-code-host.js';
-import { startConnectGateway, type ConnectGateway } from './fixtures/gateway.js';
+import { appClient, appId } from './fixtures/fake-code-host.js';
+import { startCodeHostGateway } from './fixtures/code-host-gateway.js';
+import type { ConnectGateway } from './fixtures/gateway.js';
 
-type Host = Awaited<ReturnType<typeof startFakeCodeHost>>;
-
-async function start(t: Test) {
-  let host: Host | undefined;
-  const gw = await startConnectGateway(t, async (base) => {
-    host = await startFakeCodeHost(t, { setupUrl: `${base}/oauth/app-setup`, callbackUrl: `${base}/oauth/callback` });
-    return { providers: host.providers };
-  });
-  const h = host as Host;
-  const app = { type: 'APP', app_id: appId, app_link: h.appLink, private_key: h.privateKey };
-  for (const [key, provider, credentials] of [
-    // The explicit opt-out: the setup URL's installation id is trusted once it is the app's.
-    ['app', 'local-app', { ...app, insecure_trust_setup_url_installation_id: true }],
-    ['app-user', 'local-app-user', { ...app, ...appClient }],
-    ['app-bare', 'local-app-user', app],
-  ] as const) {
-    const res = await gw.call('POST', '/integrations', { body: { unique_key: key, provider, credentials } });
-    if (res.status !== 201) throw new Error(res.text);
-  }
-  return { gw, host: h };
-}
+// The opt-out ('app'), user authorization ('app-user'), neither ('app-bare').
+const start = (t: Test) => startCodeHostGateway(t, { app: 'opt-out', 'app-user': 'user-authorization', 'app-bare': 'bare' });
 
 async function connectLink(gw: ConnectGateway, key: string) {
   const res = await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-7', email: 'dev@acme.test' }, allowed_integrations: [key], origin: 'https://app.example.test' } });

@@ -1,27 +1,12 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { browse, cookieOf, resultOf } from '../oauth/fixtures/browser.js';
-import { appClient, appId, startFakeCodeHost } from '../oauth/fixtures/fake-code-host.js';
-import { startConnectGateway, type ConnectGateway } from '../oauth/fixtures/gateway.js';
+import { startCodeHostGateway } from '../oauth/fixtures/code-host-gateway.js';
+import type { ConnectGateway } from '../oauth/fixtures/gateway.js';
 
 // Attacker tests for issue item 2: an installation is proven to belong to the person installing it.
 
-type Host = Awaited<ReturnType<typeof startFakeCodeHost>>;
-
-async function start(t: Test) {
-  let host: Host | undefined;
-  const gw = await startConnectGateway(t, async (base) => {
-    host = await startFakeCodeHost(t, { setupUrl: `${base}/oauth/app-setup`, callbackUrl: `${base}/oauth/callback` });
-    return { providers: host.providers };
-  });
-  const h = host as Host;
-  const app = { type: 'APP', app_id: appId, app_link: h.appLink, private_key: h.privateKey };
-  for (const [key, credentials] of [['app', { ...app, ...appClient }], ['bare', app], ['trusting', { ...app, insecure_trust_setup_url_installation_id: true }]] as const) {
-    const res = await gw.call('POST', '/integrations', { body: { unique_key: key, provider: 'local-app-user', credentials } });
-    if (res.status !== 201) throw new Error(res.text);
-  }
-  return { gw, host: h };
-}
+const start = (t: Test) => startCodeHostGateway(t, { app: 'user-authorization', bare: 'bare', trusting: 'opt-out' });
 
 const link = async (gw: ConnectGateway, key: string) =>
   (await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-attacker' }, allowed_integrations: [key] } })).json.data.connect_link as string;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { startGateway } from '../helpers/gateway.js';
 import { postClient } from '../oauth/fixtures/authorization-server.js';
 import { browse, cookieOf, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
-import { appClient, appId, startFakeCodeHost } from '../oauth/fixtures/fake-code-host.js';
+import { startCodeHostGateway } from '../oauth/fixtures/code-host-gateway.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from '../oauth/fixtures/gateway.js';
 import { startOAuthPair } from '../oauth/fixtures/oauth-setup.js';
 
@@ -65,13 +65,7 @@ t.test('the API key form: a submit without the cookie is refused and spends noth
 });
 
 t.test('the app setup URL: a redirect without the cookie is refused', async (t) => {
-  let host: Awaited<ReturnType<typeof startFakeCodeHost>> | undefined;
-  const gw = await startConnectGateway(t, async (base) => {
-    host = await startFakeCodeHost(t, { setupUrl: `${base}/oauth/app-setup`, callbackUrl: `${base}/oauth/callback` });
-    return { providers: host.providers };
-  });
-  const h = host as NonNullable<typeof host>;
-  await gw.call('POST', '/integrations', { body: { unique_key: 'app', provider: 'local-app-user', credentials: { type: 'APP', app_id: appId, app_link: h.appLink, private_key: h.privateKey, ...appClient } } });
+  const { gw } = await startCodeHostGateway(t, { app: 'user-authorization' });
   const stopped = await browse(await link(gw, 'app'), { stopBefore: (u) => u.pathname === '/oauth/app-setup' });
   const stranger = await fetch(stopped.stoppedAt as string);
   t.equal(resultOf(await stranger.text()).message.error.code, 'browser_mismatch');
