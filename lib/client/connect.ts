@@ -14,6 +14,10 @@ export interface ConnectSession {
   end_user: EndUser;
   /** Null: every integration of the environment. */
   allowed_integrations: string[] | null;
+  /** Where the result page may post its message; empty: nowhere. */
+  allowed_origins: string[];
+  /** Admin consent: the tenant the backend pinned. */
+  tenant?: string;
 }
 
 /** Connect sessions: how an end user authorizes a new connection (or re-authorizes one). */
