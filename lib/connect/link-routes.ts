@@ -82,7 +82,7 @@ export function createConnectRoutes(deps: FlowDeps): Router<GatewayState> {
     const base: StartBase = {
       environment: env, integration, provider, end_user: session.end_user, connection_id: session.connection_id, origin: scope.origin,
       pinned_tenant: pinnedTenant(session, key),
-      connection_config: mergeConnectionConfig(provider, { ...session.integrations_config_defaults[key], ...(session.tenant ? { tenant: session.tenant } : {}) }, typedConfig(Object.entries(ctx.query))),
+      connection_config: mergeConnectionConfig(provider, { ...session.integrations_config_defaults[key], ...(session.tenant && provider.connection_configuration?.includes('tenant') ? { tenant: session.tenant } : {}) }, typedConfig(Object.entries(ctx.query))),
     };
     // Everything checkable is checked before the session is spent.
     const plan = planStart(base);
