@@ -30,7 +30,7 @@ export const errorStatus = {
   invalid_ids: 400,
   too_many_ids: 400,
   unknown_parameter: 400,
-  // Connect sessions and authorization flows (lib/connect, lib/oauth).
+  // Connect sessions and authorization flows (lib/connect).
   invalid_state: 400,
   state_expired: 400,
   wrong_redirect: 400,
@@ -56,6 +56,11 @@ export const errorStatus = {
   method_not_allowed: 405,
   conflict: 409,
   state_replayed: 409,
+  // Webhook re-sends (lib/webhooks).
+  delivery_pending: 409,
+  delivery_not_sendable: 409,
+  delivery_expired: 410,
+  unknown_delivery: 404,
   integration_exists: 409,
   endpoint_removed: 410,
   request_timeout: 408,

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createKeyvQueue } from './queue/keyv-queue.js';
 
 type Db = Database.Database;
 type Entry = { key: string; value: unknown; ttl?: number };
@@ -177,7 +178,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
 
-  return {
+  const storage: Storage = {
     kind: 'sqlite',
     shared: false,
     keyv<T = unknown>(namespace: string): Keyv<T> {
@@ -191,12 +192,14 @@ export function createSqliteStorage(options: { path: string }): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     async close() {
       await coordinator.close();
       keyvs.clear();
       if (db.open) db.close();
     },
   };
+  return storage;
 }
 
 type Statements = ReturnType<typeof prepareStatements>;

@@ -1,5 +1,6 @@
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './policy.js';
-import type { DeliveryQueue } from './queue/queue.js';
+import type { WorkQueue } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 
 /** `GatewayOptions.webhooks`: every field optional; the defaults follow the spec. */
 export interface WebhookOptions extends Partial<DeliveryPolicy> {
@@ -14,10 +15,12 @@ export interface WebhookOptions extends Partial<DeliveryPolicy> {
   /** How long a provider has to send a webhook body. Default 30 s. */
   inboundReadTimeoutMs?: number;
   /**
-   * Where accepted events wait. Default: BullMQ when the storage is Redis, otherwise the outbox
-   * in the storage's own Keyv store. Tests pass one to run both against the same behaviour.
+   * A delivery being attempted is hidden from other instances this long without a heartbeat:
+   * after a crash mid-attempt, it is attempted again this long later. Default 30 s.
    */
-  queue?: DeliveryQueue;
+  leaseMs?: number;
+  /** Where accepted events wait. Default: the storage's work queue (`storage.queue('webhooks')`). */
+  queue?: WorkQueue<DeliveryJob>;
 }
 
 export interface ResolvedWebhookOptions {
