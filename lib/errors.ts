@@ -30,7 +30,7 @@ export const errorStatus = {
   invalid_ids: 400,
   too_many_ids: 400,
   unknown_parameter: 400,
-  // Connect sessions and authorization flows (lib/connect, lib/oauth).
+  // Connect sessions and authorization flows (lib/connect).
   invalid_state: 400,
   state_expired: 400,
   wrong_redirect: 400,
@@ -46,6 +46,8 @@ export const errorStatus = {
   authorization_denied: 403,
   installation_pending: 403,
   installation_not_verified: 403,
+  browser_mismatch: 403,
+  tenant_not_proven: 403,
   not_found: 404,
   unknown_route: 404,
   unknown_provider: 404,
@@ -61,6 +63,7 @@ export const errorStatus = {
   unknown_delivery: 404,
   integration_exists: 409,
   endpoint_removed: 410,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   connection_refresh_failed: 424,

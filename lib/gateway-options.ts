@@ -1,7 +1,7 @@
 import type { EncryptionKey } from './crypto/index.js';
 import type { Environment } from './environments/index.js';
 import type { Logger } from './http/logger.js';
-import type { PostConnectionHook } from './oauth/index.js';
+import type { PostConnectionHook } from './connect/index.js';
 import type { ProxyOptions } from './proxy/index.js';
 import type { ScriptsOptions } from './scripts/index.js';
 import type { Storage } from './storage/index.js';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
-import { createConnectSessionRoutes, createConnectSessionStore } from './connect/index.js';
+import { createConnect, createHookRegistry, verifyCredentials } from './connect/index.js';
 import { createConnectionRoutes, createConnectionService, createRemovedConnectionRoutes } from './connections/index.js';
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
@@ -13,12 +13,11 @@ import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
-import { createFlowStore, createHookRegistry, createOAuthRoutes, verifyCredentials } from './oauth/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
 import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
-import { createGatewayHost, createScriptHooks, createScripts, type ScriptsApi } from './scripts/index.js';
+import { createGatewayHost, createScriptHooks, createScripts } from './scripts/index.js';
 import { observeStorage } from './storage/index.js';
 import { createMetrics, createMetricsRoutes, createTracing } from './telemetry/index.js';
 import { createWebhooks } from './webhooks/index.js';
@@ -106,18 +105,6 @@ export async function createGateway(options: GatewayOptions) {
     if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
   });
   closers.push(() => records.close());
-  // Set once the scripts exist (below): post_connection_script names resolve through their registry first.
-  let scriptsApi: ScriptsApi | undefined;
-  // Connecting end users (lib/connect, lib/oauth): connect sessions, the OAuth callback, app setup, the API key form.
-  const sessions = createConnectSessionStore(storage, options.connectSessionTtlMs);
-  const connectUrl = `${baseUrl}/oauth/connect`;
-  protectedRouters.push(createConnectSessionRoutes({ sessions, integrations, connections, connectUrl }));
-  publicRouters.push(...createOAuthRoutes({
-    callbackUrl: urls.callbackUrl, setupUrl: urls.setupUrl, connectUrl, catalog, integrations, connections, events, logger, cipher,
-    sessions, flows: createFlowStore(storage), hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scriptsApi),
-    fetch: (input, init) => globalThis.fetch(input, init),
-  }));
-
   // The proxy (lib/proxy): /proxy/{provider_path} and `gateway.proxy.request`, credentials by lib/credentials.
   const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
   const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
@@ -129,9 +116,18 @@ export async function createGateway(options: GatewayOptions) {
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
   });
-  scriptsApi = scripts.api;
   protectedRouters.push(...scripts.routes);
   closers.push(() => scripts.close());
+  // Connecting end users (lib/connect): connect sessions, the connect link, the OAuth callback,
+  // app setup and the API key form. Built after the scripts: post_connection_script names
+  // resolve through their registry first, then the built-in hooks.
+  const connect = createConnect({
+    storage, baseUrl, catalog, integrations, connections, events, logger, cipher, sessionTtlMs: options.connectSessionTtlMs,
+    hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
+    fetch: (input, init) => globalThis.fetch(input, init),
+  });
+  protectedRouters.push(connect.sessionRoutes);
+  publicRouters.push(...connect.publicRoutes);
 
   const authenticate = createAuthenticate(createKeyMatcher(options.environments));
   const auth = createSecretKeyAuth(authenticate);

@@ -10,7 +10,7 @@ export type { Connection, ConnectionCredentials, EndUser } from './connections/i
 export type { Integration, IntegrationCredentials } from './integrations/index.js';
 export type { GatewayEvent } from './events/index.js';
 export type { ProxyOptions, ProxyRequest, ProxyResponse } from './proxy/index.js';
-export type { PostConnectionHook, PostConnectionContext, ConnectResult } from './oauth/index.js';
+export type { PostConnectionHook, PostConnectionContext, ConnectResult } from './connect/index.js';
 export type { CreateSessionInput } from './connect/index.js';
 export type { DeleteResult, ListOptions, ListResult, PruneResult, PublicRecord, RecordFilter, RecordStore, RecordsPage, SaveResult, StreamRef, StreamStats } from './records/index.js';
 export type { WebhookOptions, WebhookEventInput, WebhookPayload, WebhookEventType, DeliveryRecord, SendResult } from './webhooks/index.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { createSessionSchema } from '../connect/session.js';
+import type { createSessionSchema } from '../connect/index.js';
 import type { Http } from './http.js';
 import type { EndUser } from './types.js';
 
@@ -14,6 +14,10 @@ export interface ConnectSession {
   end_user: EndUser;
   /** Null: every integration of the environment. */
   allowed_integrations: string[] | null;
+  /** Where the result page may post its message; empty: nowhere. */
+  allowed_origins: string[];
+  /** Admin consent: the tenant the backend pinned. */
+  tenant?: string;
 }
 
 /** Connect sessions: how an end user authorizes a new connection (or re-authorizes one). */

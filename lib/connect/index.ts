@@ -1,4 +1,6 @@
-export { createConnectSessionStore, defaultSessionTtlMs, type ConnectSessionStore } from './session-store.js';
-export { createConnectSessionRoutes, type ConnectSessionRoutesDeps } from './routes.js';
-export { createSessionSchema, originSchema, type ConnectSession, type CreateSessionInput } from './session.js';
-export { createOneTimeStore, type OneTimeStore, type Claim, type Peeked } from './one-time-store.js';
+// The connect feature's one door: connect sessions and every end-user authorization flow.
+export { createConnect, type Connect, type ConnectDeps } from './feature.js';
+export { createHookRegistry, type HookRegistry, type PostConnectionHook, type PostConnectionContext } from './post-connection.js';
+export { createSessionSchema, type CreateSessionInput } from './sessions/session.js';
+export type { ConnectResult } from './pages/result-page.js';
+export { verifyCredentials } from './flows/verify-credentials.js';

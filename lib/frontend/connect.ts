@@ -46,7 +46,7 @@ function linkFor(options: ConnectOptions, pageOrigin: string): URL {
     throw new ConnectError('invalid_options', 'Pass connectLink, or baseUrl and sessionToken.');
   }
   if (options.integration) url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(options.integration)}`;
-  // The gateway posts the result to this origin only (unless the session fixed another one).
+  // Picks this page among the session's allowed origins; the gateway never posts to an origin the backend did not allow.
   url.searchParams.set('origin', pageOrigin);
   for (const [name, value] of Object.entries(options.connectionConfig ?? {})) url.searchParams.set(`connection_config.${name}`, value);
   return url;

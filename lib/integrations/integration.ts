@@ -44,6 +44,7 @@ export function publicIntegration(integration: Integration, urls: IntegrationUrl
         ...(c.client_id ? { client_id: c.client_id } : {}),
         ...(c.client_secret ? { client_secret: maskSecret(c.client_secret) } : {}),
         ...(c.webhook_secret ? { webhook_secret: '[set]' } : {}),
+        ...(c.insecure_trust_setup_url_installation_id ? { insecure_trust_setup_url_installation_id: true } : {}),
       }
       : {
         type: c.type, client_id: c.client_id, client_secret: maskSecret(c.client_secret), scopes: c.scopes,

@@ -36,6 +36,12 @@ export const appSchema = z.object({
   /** Optional user authorization (expiring user tokens) needs the app's OAuth client. */
   client_id: z.string().min(1).max(1024).optional(),
   client_secret: secret.optional(),
+  /**
+   * Opt-out of the user authorization that proves an installation belongs to the person
+   * installing it: the setup URL's installation id is trusted once it is checked to be this
+   * app's. Anyone holding a connect link can then claim any installation of the app.
+   */
+  insecure_trust_setup_url_installation_id: z.literal(true).optional(),
 }).strict();
 
 export const integrationCredentialsSchema = z.discriminatedUnion('type', [oauthClientSchema, appSchema]);

@@ -129,6 +129,12 @@ export const providerSchema = z.object({
    * administrator can grant (OAUTH2_CC): the connect flow sends the administrator there.
    */
   admin_consent_url: templatedUrl.optional(),
+  /**
+   * Admin consent without a tenant pinned by the customer: the consenting organization is proven
+   * by the OpenID ID token of an authorization code round (`prompt=admin_consent`), verified
+   * against the issuer's published keys. `issuer` may hold `{tenantid}` (multi-tenant issuers).
+   */
+  id_token: z.object({ jwks_uri: url, issuer: z.string().min(1), tenant_claim: z.string().min(1).optional() }).strict().optional(),
   /** APP providers: the optional user authorization of the app (spec 5.1.4), separate from installation tokens. */
   user_authorization: z.object({ authorization_url: url, token_url: url }).strict().optional(),
   /** Token-response fields copied into the connection config on authorization (`part: host` keeps only a URL's host). */

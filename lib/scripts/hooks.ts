@@ -1,4 +1,4 @@
-import type { HookRegistry, PostConnectionHook } from '../oauth/index.js';
+import type { HookRegistry, PostConnectionHook } from '../connect/index.js';
 import type { ScriptEntry } from './registry/registry.js';
 
 /** What the hook adapter needs from the scripts feature, once it exists. */

@@ -11,6 +11,7 @@ import { authEventFor, isConnectionEvent } from './auth-events.js';
 import { createConnectionWebhookUrls } from './connection-urls.js';
 import { createDeliveryLog } from './deliveries.js';
 import { createEventLog } from './event-log.js';
+import { createByteBudget } from './inbound/byte-budget.js';
 import { createRedelivery } from './redeliver.js';
 import { createInstallationIndex } from './inbound/installation-index.js';
 import { builtInWebhookRoutings } from './inbound/registry.js';
@@ -99,6 +100,7 @@ export async function createWebhooks(deps: WebhookDeps) {
     inboundRoutes: createInboundWebhookRoutes({
       isEnvironment, integrations: deps.integrations, connections: deps.connections, catalog: deps.catalog,
       routings: builtInWebhookRoutings(), installations, sender, logger, bodyLimit: resolved.inboundBodyLimit,
+      budget: createByteBudget(resolved.inboundInFlightBytes), readTimeoutMs: resolved.inboundReadTimeoutMs,
     }),
     async close() {
       unsubscribe();

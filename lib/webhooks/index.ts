@@ -10,5 +10,5 @@ export type {
 export type { DeliveryRecord, AttemptRecord, DeliveryState } from './deliveries.js';
 export type { SendResult } from './sender.js';
 export type { DeliveryJob } from './delivery-job.js';
-export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';
+export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest, BodyVerifier, Verification } from './inbound/routing.js';
 export { webhookChannels, type WebhookAttemptEvent, type WebhookEnqueuedEvent } from './diagnostics.js';

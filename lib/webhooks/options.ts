@@ -10,6 +10,10 @@ export interface WebhookOptions extends Partial<DeliveryPolicy> {
   retention?: number;
   /** Largest provider webhook body accepted. Default 25 MiB (the code-hosting provider's cap). */
   inboundBodyLimit?: number;
+  /** Bytes of provider webhook bodies held in memory at once by one process (503 beyond). Default 48 MiB. */
+  inboundInFlightBytes?: number;
+  /** How long a provider has to send a webhook body. Default 30 s. */
+  inboundReadTimeoutMs?: number;
   /**
    * A delivery being attempted is hidden from other instances this long without a heartbeat:
    * after a crash mid-attempt, it is attempted again this long later. Default 30 s.
@@ -24,6 +28,8 @@ export interface ResolvedWebhookOptions {
   concurrency: number;
   retention: number;
   inboundBodyLimit: number;
+  inboundInFlightBytes: number;
+  inboundReadTimeoutMs: number;
 }
 
 export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWebhookOptions {
@@ -45,7 +51,11 @@ export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWeb
     concurrency: options.concurrency ?? 20,
     retention: options.retention ?? 10_000,
     inboundBodyLimit: options.inboundBodyLimit ?? 25 * 1024 * 1024,
+    inboundInFlightBytes: options.inboundInFlightBytes ?? 48 * 1024 * 1024,
+    inboundReadTimeoutMs: options.inboundReadTimeoutMs ?? 30_000,
   };
+  if (!(resolved.inboundInFlightBytes >= resolved.inboundBodyLimit)) problems.push('webhooks.inboundInFlightBytes must be at least webhooks.inboundBodyLimit');
+  if (!(resolved.inboundReadTimeoutMs > 0)) problems.push('webhooks.inboundReadTimeoutMs must be positive');
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) problems.push('webhooks.concurrency must be a whole number ≥ 1');
   if (!Number.isInteger(resolved.retention) || resolved.retention < 1) problems.push('webhooks.retention must be a whole number ≥ 1');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);

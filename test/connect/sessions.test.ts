@@ -2,8 +2,12 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import type { Test } from 'tap';
 import { prodKey } from '../helpers/gateway.js';
-import { browse, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
+import { browse as browseFresh, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from '../oauth/fixtures/gateway.js';
+
+// One browser for the file: a flow is finished by the browser that started it (its cookie).
+const jar = new Map<string, string>();
+const browse: typeof browseFresh = (start, options = {}) => browseFresh(start, { jar, ...options });
 
 const endUser = { id: 'eu-1', email: 'ada@example.com', display_name: 'Ada' };
 
@@ -80,10 +84,13 @@ t.test('refusals before the session is spent: not allowed, not configured, no en
   t.equal(resultOf(notAllowed.text).message.error.code, 'integration_not_allowed');
   const unset = await open('gh-unset');
   t.equal(unset.status, 424);
-  t.match(resultOf(unset.text).message.error, { code: 'integration_credentials_missing', message: /PATCH \/integrations\/gh-unset/ });
+  t.match(resultOf(unset.text).message.error, { code: 'integration_credentials_missing', message: /not available right now/ });
+  t.notMatch(unset.text, 'PATCH', 'the end user never reads a configuration hint meant for developers');
   const cc = await open('auth0');
-  t.match(resultOf(cc.text).message.error, { code: 'unsupported_auth_mode', message: /POST \/connections/ });
+  t.match(resultOf(cc.text).message.error, { code: 'unsupported_auth_mode', message: /not available right now/ });
   t.same(failures(gw).map((e) => e.code), ['integration_not_allowed', 'integration_credentials_missing', 'unsupported_auth_mode'], 'each reported to the customer');
+  t.match(failures(gw)[1].message, /PATCH \/integrations\/gh-unset/, 'the detail goes to the customer');
+  t.match(failures(gw)[2].message, /POST \/connections/);
 
   const form = await open('key');
   t.equal(form.status, 200, 'the session still works after those refusals');
@@ -92,7 +99,7 @@ t.test('refusals before the session is spent: not allowed, not configured, no en
   t.equal(resultOf(spent.text).message.error.code, 'invalid_connect_session');
 });
 
-t.test('result origin: the session\'s wins, else the link\'s, else none', async (t) => {
+t.test('result origin: only one the session allows; the link picks among them, never adds one', async (t) => {
   const gw = await start(t);
   const finish = async (session: Record<string, unknown>, query: string) => {
     const link = (await createSession(gw, { allowed_integrations: ['key'], ...session })).json.data.connect_link;
@@ -101,7 +108,10 @@ t.test('result origin: the session\'s wins, else the link\'s, else none', async 
     return resultOf(done.text).origin;
   };
   t.equal(await finish({ origin: 'https://app.example.test' }, '&origin=https://evil.example'), 'https://app.example.test');
-  t.equal(await finish({}, '&origin=https://spa.example.test'), 'https://spa.example.test');
+  t.equal(await finish({}, '&origin=https://spa.example.test'), null, 'a link cannot add an origin');
+  const two = { allowed_origins: ['https://app.example.test', 'https://spa.example.test'] };
+  t.equal(await finish(two, '&origin=https://spa.example.test'), 'https://spa.example.test', 'the SDK\'s page picks among the allowed ones');
+  t.equal(await finish(two, '&origin=https://evil.example'), 'https://app.example.test');
   t.equal(await finish({}, '&origin=javascript:alert(1)'), null);
   t.equal(await finish({}, ''), null);
 });

@@ -1,8 +1,12 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { fakeProvider } from '../helpers/http.js';
-import { browse, formStateOf, resultOf } from './fixtures/browser.js';
+import { browse as browseFresh, formStateOf, resultOf } from './fixtures/browser.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from './fixtures/gateway.js';
+
+// One browser for the file: a flow is finished by the browser that started it (its cookie).
+const jar = new Map<string, string>();
+const browse: typeof browseFresh = (start, options = {}) => browseFresh(start, { jar, ...options });
 
 type Fake = Awaited<ReturnType<typeof fakeProvider>>;
 

@@ -1,28 +1,12 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { browse, resultOf } from './fixtures/browser.js';
-import { appClient, appId, startFakeCodeHost } from './fixtures/fake-code-host.js';
-import { startConnectGateway, type ConnectGateway } from './fixtures/gateway.js';
+import { browse, cookieOf, resultOf } from './fixtures/browser.js';
+import { appClient, appId } from './fixtures/fake-code-host.js';
+import { startCodeHostGateway } from './fixtures/code-host-gateway.js';
+import type { ConnectGateway } from './fixtures/gateway.js';
 
-type Host = Awaited<ReturnType<typeof startFakeCodeHost>>;
-
-async function start(t: Test) {
-  let host: Host | undefined;
-  const gw = await startConnectGateway(t, async (base) => {
-    host = await startFakeCodeHost(t, { setupUrl: `${base}/oauth/app-setup`, callbackUrl: `${base}/oauth/callback` });
-    return { providers: host.providers };
-  });
-  const h = host as Host;
-  const app = { type: 'APP', app_id: appId, app_link: h.appLink, private_key: h.privateKey };
-  for (const [key, provider, credentials] of [
-    ['app', 'local-app', app],
-    ['app-user', 'local-app-user', { ...app, ...appClient }],
-  ] as const) {
-    const res = await gw.call('POST', '/integrations', { body: { unique_key: key, provider, credentials } });
-    if (res.status !== 201) throw new Error(res.text);
-  }
-  return { gw, host: h };
-}
+// The opt-out ('app'), user authorization ('app-user'), neither ('app-bare').
+const start = (t: Test) => startCodeHostGateway(t, { app: 'opt-out', 'app-user': 'user-authorization', 'app-bare': 'bare' });
 
 async function connectLink(gw: ConnectGateway, key: string) {
   const res = await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-7', email: 'dev@acme.test' }, allowed_integrations: [key], origin: 'https://app.example.test' } });
@@ -55,7 +39,8 @@ t.test('an installation id that is not this app\'s is refused', async (t) => {
   host.control.installationId = '99';
   const landed = await browse(await connectLink(gw, 'app'));
   t.equal(landed.status, 403);
-  t.match(resultOf(landed.text).message.error, { code: 'installation_not_verified', message: /99/ });
+  t.match(resultOf(landed.text).message.error, { code: 'installation_not_verified' });
+  t.match(failures(gw).at(-1)?.message, /99/);
   t.match(failures(gw).at(-1), { code: 'installation_not_verified', provider_config_key: 'app' });
   t.same((await gw.call('GET', '/connections')).json.data, []);
 });
@@ -74,8 +59,33 @@ t.test('with user authorization the end user must be able to access the installa
   // 77 is an installation of the app, but not one this user can access: a spoofed setup redirect.
   host.control.installationId = '77';
   const spoofed = await browse(await connectLink(gw, 'app-user'));
-  t.match(resultOf(spoofed.text).message.error, { code: 'installation_not_verified', message: /cannot access installation 77/ });
+  t.match(resultOf(spoofed.text).message.error, { code: 'installation_not_verified' });
+  t.match(failures(gw).at(-1)?.message, /cannot access installation 77/);
   t.equal((await gw.call('GET', '/connections?provider_config_key=app-user')).json.data.length, 1);
+});
+
+t.test('without the app\'s client credentials and without the opt-out, an app install does not start', async (t) => {
+  const { gw, host } = await start(t);
+  const landed = await browse(await connectLink(gw, 'app-bare'));
+  t.equal(landed.status, 424);
+  t.notOk(landed.hops.some((h) => h.location?.startsWith(host.appLink)), 'the end user is not sent to the installation page');
+  t.match(resultOf(landed.text).message.error, { code: 'integration_credentials_missing', message: /not available/ });
+  t.match(failures(gw).at(-1)?.message, /client_id and client_secret.*insecure_trust_setup_url_installation_id/, 'the customer learns what to set');
+  t.same((await gw.call('GET', '/connections')).json.data, []);
+});
+
+t.test('the user\'s installations are read page after page: one on the third page is found', async (t) => {
+  const { gw, host } = await start(t);
+  host.control.userInstallations = Array.from({ length: 250 }, (_, i) => String(1000 + i));
+  host.control.userInstallations[230] = '42';
+  const landed = await browse(await connectLink(gw, 'app-user'));
+  t.equal(resultOf(landed.text).message.ok, true, landed.text);
+  t.equal(host.seen.filter((s) => s.path === '/user/installations').length, 3, 'three pages of 100');
+  host.seen.length = 0;
+  host.control.userInstallations = Array.from({ length: 250 }, (_, i) => String(1000 + i));
+  const absent = await browse(await connectLink(gw, 'app-user'));
+  t.match(resultOf(absent.text).message.error, { code: 'installation_not_verified' });
+  t.equal((await gw.call('GET', '/connections')).json.data.length, 1);
 });
 
 t.test('user authorization during installation: back at the callback URL with code and installation id', async (t) => {
@@ -98,7 +108,7 @@ t.test('an installation waiting for approval, and one not started from a connect
 
   const marketplace = await fetch(`${gw.base}/oauth/app-setup?installation_id=42&setup_action=install`);
   t.equal(marketplace.status, 400);
-  t.match(resultOf(await marketplace.text()).message.error, { code: 'wrong_redirect', message: /frontend SDK/ });
+  t.match(resultOf(await marketplace.text()).message.error, { code: 'wrong_redirect' });
   const duringInstall = await fetch(`${gw.base}/oauth/callback?code=x&installation_id=42&setup_action=install`);
   t.equal(resultOf(await duringInstall.text()).message.error.code, 'wrong_redirect');
   t.same((await gw.call('GET', '/connections')).json.data, []);

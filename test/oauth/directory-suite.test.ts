@@ -56,8 +56,8 @@ async function startFakeIdentityPlatform(t: Test) {
   return { url: server.url, control, tokenRequests, provider };
 }
 
-async function link(gw: ConnectGateway, key: string, config?: Record<string, string>) {
-  const body = { end_user: { id: 'it-admin' }, allowed_integrations: [key], ...(config ? { integrations_config_defaults: { [key]: { connection_config: config } } } : {}) };
+async function link(gw: ConnectGateway, key: string, config?: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const body = { end_user: { id: 'it-admin' }, allowed_integrations: [key], ...(config ? { integrations_config_defaults: { [key]: { connection_config: config } } } : {}), ...extra };
   return (await gw.call('POST', '/connect/sessions', { body })).json.data.connect_link as string;
 }
 
@@ -89,13 +89,17 @@ t.test('.default mixed with resource scopes is refused before redirecting, in th
   const refused = await browse(connectLink, { stopBefore: leaving(gw) });
   t.equal(refused.stoppedAt, undefined, 'the end user never reaches the provider');
   t.equal(refused.status, 400);
-  t.match(resultOf(refused.text).message.error, { code: 'invalid_scopes', message: /\.default scope can't be combined with resource-specific scopes \(Sites\.Read\.All\)/ });
+  t.match(resultOf(refused.text).message.error, { code: 'invalid_scopes' });
+  t.match(gw.events.at(-1), { type: 'connection.auth_attempt_failed', code: 'invalid_scopes', message: /\.default scope can't be combined with resource-specific scopes \(Sites\.Read\.All\)/ }, 'the customer reads the reason');
   await gw.call('PATCH', '/integrations/ms-app', { body: { credentials: { type: 'OAUTH2_CC', ...client, scopes: [] } } });
   const fixed = await browse(connectLink, { stopBefore: leaving(gw) });
-  t.match(fixed.stoppedAt, 'https://login.microsoftonline.com/organizations/v2.0/adminconsent?', 'the same link works once the integration is fixed');
+  t.match(fixed.stoppedAt, 'https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize?', 'the same link works once the integration is fixed');
+  const signIn = new URL(fixed.stoppedAt as string);
+  t.equal(signIn.searchParams.get('prompt'), 'admin_consent', 'no tenant pinned: the administrator signs in, the ID token will prove the tenant');
+  t.equal(signIn.searchParams.get('scope'), 'openid https://graph.microsoft.com/.default');
 });
 
-t.test('admin consent: the administrator grants the tenant, the connection gets app-only tokens for it', async (t) => {
+t.test('admin consent for a tenant the customer pinned: the administrator grants it, the connection gets app-only tokens for it', async (t) => {
   let idp: Awaited<ReturnType<typeof startFakeIdentityPlatform>> | undefined;
   const gw = await startConnectGateway(t, async () => {
     idp = await startFakeIdentityPlatform(t);
@@ -103,10 +107,13 @@ t.test('admin consent: the administrator grants the tenant, the connection gets 
   });
   const fake = idp as NonNullable<typeof idp>;
   await gw.call('POST', '/integrations', { body: { unique_key: 'graph-app', provider: 'fake-ms-admin', credentials: { type: 'OAUTH2_CC', ...client } } });
+  const pinned = (config?: Record<string, string>) => link(gw, 'graph-app', config, { tenant: tenantId });
+  const shared = await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'it-admin' }, tenant: 'organizations' } });
+  t.match(shared, { status: 400, json: { error: { code: 'invalid_body', field: 'tenant' } } }, 'a pinned tenant names one organization');
 
-  const landed = await browse(await link(gw, 'graph-app'));
+  const landed = await browse(await pinned());
   const consentUrl = new URL(landed.hops.find((h) => h.location?.startsWith(fake.url))?.location ?? 'http://x');
-  t.equal(consentUrl.pathname, '/organizations/v2.0/adminconsent', 'only organization administrators can consent');
+  t.equal(consentUrl.pathname, `/${tenantId}/v2.0/adminconsent`, 'the pinned tenant\'s consent page');
   t.equal(consentUrl.searchParams.get('scope'), 'https://graph.microsoft.com/.default');
   t.equal(consentUrl.searchParams.get('client_id'), client.client_id);
   const { message } = resultOf(landed.text);
@@ -118,20 +125,22 @@ t.test('admin consent: the administrator grants the tenant, the connection gets 
   t.same(c.connection_config, { tenant: tenantId });
 
   fake.control.decision = 'decline';
-  const declined = await browse(await link(gw, 'graph-app'));
+  const declined = await browse(await pinned());
   t.match(resultOf(declined.text).message.error, { code: 'authorization_denied', message: /AADSTS65004/ });
 
   // The client secret expired: the failure says so; a new secret on the integration fixes it.
   fake.control.decision = 'grant';
   fake.control.currentSecret = 'second-secret-value-4567';
-  const expired = await browse(await link(gw, 'graph-app'));
-  t.match(resultOf(expired.text).message.error, { code: 'token_exchange_failed', message: /invalid_client.*AADSTS7000222.*expired/ });
+  const expired = await browse(await pinned());
+  t.match(resultOf(expired.text).message.error, { code: 'token_exchange_failed' });
+  t.match(gw.events.at(-1), { type: 'connection.auth_attempt_failed', message: /invalid_client.*AADSTS7000222.*expired/ }, 'the customer reads the provider\'s words');
   await gw.call('PATCH', '/integrations/graph-app', { body: { credentials: { type: 'OAUTH2_CC', ...client, client_secret: 'second-secret-value-4567' } } });
-  const renewed = await browse(await link(gw, 'graph-app'));
+  const renewed = await browse(await pinned());
   t.equal(resultOf(renewed.text).message.ok, true);
 
-  // A link for one tenant must not accept consent from another.
-  const other = await browse(await link(gw, 'graph-app', { tenant: '99999999-0000-0000-0000-000000000000' }));
-  t.match(resultOf(other.text).message.error, { code: 'authorization_failed', message: /granted for tenant/ });
+  // A session for one tenant does not accept consent from another.
+  const other = await browse(await link(gw, 'graph-app', undefined, { tenant: '99999999-0000-0000-0000-000000000000' }));
+  t.match(resultOf(other.text).message.error, { code: 'tenant_not_proven' });
+  t.notOk(fake.tokenRequests.some((r) => r.path.startsWith('/99999999')), 'no token was asked for either tenant');
   t.equal((await gw.call('GET', '/connections')).json.data.length, 2);
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { basicClient, postClient } from './fixtures/authorization-server.js';
-import { browse, resultOf } from './fixtures/browser.js';
+import { browse, cookieOf, resultOf } from './fixtures/browser.js';
 import type { ConnectGateway } from './fixtures/gateway.js';
 import { startOAuthPair } from './fixtures/oauth-setup.js';
 
@@ -70,7 +70,8 @@ t.test('authorize → callback → connection (client_secret_post, PKCE S256), u
   t.equal(again.status, 401);
   t.equal(resultOf(again.text).message.error.code, 'invalid_connect_session');
   t.match(resultOf(again.text).message.error.message, /already used/);
-  t.equal(failures(gw).at(-1)?.code, 'invalid_connect_session', 'a failed attempt event for the replayed link');
+  t.equal(resultOf(again.text).origin, null, 'a replay answers a plain page: no message to any window');
+  t.same(failures(gw), [], 'a replayed link is logged, not reported');
   t.equal((await gw.call('GET', '/connections')).json.data.length, 1);
 });
 
@@ -88,7 +89,8 @@ t.test('client_secret_basic works; a refused token exchange surfaces the provide
   const { message } = resultOf(bad.text);
   t.equal(message.ok, false);
   t.equal(message.error.code, 'token_exchange_failed');
-  t.match(message.error.message, /invalid_client/, 'the provider\'s error is surfaced');
+  t.notMatch(message.error.message, /invalid_client/, 'the end user reads no configuration detail');
+  t.match(failures(gw).at(-1)?.message, /invalid_client/, 'the provider\'s error is surfaced to the customer');
   const event = failures(gw).at(-1);
   t.match(event, { environment: 'dev', provider_config_key: 'mismatch', code: 'token_exchange_failed', operation: 'oauth', end_user: { id: 'eu-1' }, provider_error: { error: 'invalid_client' } });
   t.same((await gw.call('GET', '/connections?provider_config_key=mismatch')).json.data, [], 'nothing half-made is stored');
@@ -115,15 +117,16 @@ t.test('a state is single-use: a replayed callback is refused, also under a race
 
   const first = await browse((await session(gw, { allowed_integrations: ['oidc'] })).connect_link, { stopBefore: isCallback });
   const callback = first.stoppedAt as string;
-  const ok = await fetch(callback);
+  const ok = await fetch(callback, { headers: cookieOf(first.jar) });
   t.equal(ok.status, 200);
-  const replay = await fetch(callback);
+  const replay = await fetch(callback, { headers: cookieOf(first.jar) });
   t.equal(replay.status, 409);
   t.equal(resultOf(await replay.text()).message.error.code, 'state_replayed');
-  t.match(failures(gw).at(-1), { code: 'state_replayed', provider_config_key: 'oidc', environment: 'dev' }, 'reported to the right customer');
+  t.same(failures(gw), [], 'a replay is logged only, never a webhook');
+  t.ok(gw.logs.some((l) => l.includes('replayed authorization state')), 'counted in the logs');
 
   const second = await browse((await session(gw, { allowed_integrations: ['oidc'] })).connect_link, { stopBefore: isCallback });
-  const raced = await Promise.all([fetch(second.stoppedAt as string), fetch(second.stoppedAt as string)]);
+  const raced = await Promise.all([fetch(second.stoppedAt as string, { headers: cookieOf(second.jar) }), fetch(second.stoppedAt as string, { headers: cookieOf(second.jar) })]);
   t.same(raced.map((r) => r.status).sort(), [200, 409], 'exactly one of two simultaneous callbacks wins');
   await Promise.all(raced.map((r) => r.text()));
   t.equal((await gw.call('GET', '/connections')).json.data.length, 2);
@@ -141,7 +144,7 @@ t.test('an expired state is refused and reported', async (t) => {
   const entry = await states.get(key);
   t.ok(entry, 'the state is stored under its hash');
   await states.set(key, { ...entry, expires_at: Date.now() - 1 });
-  const res = await fetch(callback);
+  const res = await fetch(callback, { headers: cookieOf(stopped.jar) });
   t.equal(res.status, 400);
   t.equal(resultOf(await res.text()).message.error.code, 'state_expired');
   t.match(failures(gw).at(-1), { code: 'state_expired', provider_config_key: 'oidc' });
@@ -161,17 +164,18 @@ t.test('PKCE is enforced by the server: without it the provider refuses and the 
 t.test('wrong redirects: a provider redirect_uri refusal, a state at the wrong endpoint, an unknown state', async (t) => {
   const { gw } = await startOAuthPair(t);
   await integration(gw, 'oidc', 'local-oidc', postClient);
+  const jar = new Map<string, string>();
   const stateOf = async () => {
-    const first = await browse((await session(gw, { allowed_integrations: ['oidc'] })).connect_link, { stopBefore: (u) => u.pathname === '/auth' });
+    const first = await browse((await session(gw, { allowed_integrations: ['oidc'] })).connect_link, { jar, stopBefore: (u) => u.pathname === '/auth' });
     return new URL(first.stoppedAt as string).searchParams.get('state') as string;
   };
-  const mismatch = await fetch(`${gw.base}/oauth/callback?error=redirect_uri_mismatch&error_description=${encodeURIComponent('The redirect_uri MUST match the registered callback URL for this application.')}&state=${await stateOf()}`);
+  const mismatch = await fetch(`${gw.base}/oauth/callback?error=redirect_uri_mismatch&error_description=${encodeURIComponent('The redirect_uri MUST match the registered callback URL for this application.')}&state=${await stateOf()}`, { headers: cookieOf(jar) });
   t.equal(mismatch.status, 400);
   const m = resultOf(await mismatch.text()).message;
   t.equal(m.error.code, 'wrong_redirect');
-  t.match(m.error.message, `${gw.base}/oauth/callback`, 'names the redirect URI to register');
+  t.match(failures(gw).at(-1)?.message, `${gw.base}/oauth/callback`, 'names the redirect URI to register, to the customer');
 
-  const atSetup = await fetch(`${gw.base}/oauth/app-setup?installation_id=1&setup_action=install&state=${await stateOf()}`);
+  const atSetup = await fetch(`${gw.base}/oauth/app-setup?installation_id=1&setup_action=install&state=${await stateOf()}`, { headers: cookieOf(jar) });
   t.equal(resultOf(await atSetup.text()).message.error.code, 'wrong_redirect');
   t.equal(failures(gw).at(-1)?.code, 'wrong_redirect');
 

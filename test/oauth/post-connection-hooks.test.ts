@@ -1,7 +1,11 @@
 import t from 'tap';
-import type { PostConnectionContext } from '../../lib/oauth/index.js';
-import { browse, formStateOf, resultOf } from './fixtures/browser.js';
+import type { PostConnectionContext } from '../../lib/connect/index.js';
+import { browse as browseFresh, formStateOf, resultOf } from './fixtures/browser.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from './fixtures/gateway.js';
+
+// One browser for the file: a flow is finished by the browser that started it (its cookie).
+const jar = new Map<string, string>();
+const browse: typeof browseFresh = (start, options = {}) => browseFresh(start, { jar, ...options });
 
 const keyProvider = (name: string, script: string) =>
   testProvider(name, { auth_mode: 'API_KEY', post_connection_script: script, proxy: { base_url: 'https://api.example.com' } });

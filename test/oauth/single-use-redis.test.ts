@@ -6,7 +6,7 @@ import { devKey, testEncryptionKey } from '../helpers/gateway.js';
 import { listen } from '../helpers/http.js';
 import { redisUrl, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { postClient, type AuthorizationServer } from './fixtures/authorization-server.js';
-import { browse, resultOf } from './fixtures/browser.js';
+import { browse, cookieOf, resultOf } from './fixtures/browser.js';
 import { startOAuthPair } from './fixtures/oauth-setup.js';
 
 t.test('two gateway processes sharing Redis: a state and a session are single-use across both', async (t) => {
@@ -32,7 +32,7 @@ t.test('two gateway processes sharing Redis: a state and a session are single-us
   const callback = new URL(stopped.stoppedAt as string);
   const onB = new URL(callback.pathname + callback.search, bServer.url);
 
-  const raced = await Promise.all([fetch(callback), fetch(onB)]);
+  const raced = await Promise.all([fetch(callback, { headers: cookieOf(stopped.jar) }), fetch(onB, { headers: cookieOf(stopped.jar) })]);
   const bodies = await Promise.all(raced.map((r) => r.text()));
   t.same(raced.map((r) => r.status).sort(), [200, 409], 'exactly one instance accepts the state');
   t.same(bodies.map((b) => resultOf(b).message.ok ?? false).sort(), [false, true]);

@@ -52,7 +52,11 @@ const json = (body: unknown, status = 200): TokenAnswer => (_form, res) => {
 
 async function attempt(gw: ConnectGateway) {
   const link = (await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-1' }, allowed_integrations: ['crm'] } })).json.data.connect_link;
-  return resultOf((await browse(link)).text).message;
+  const { message } = resultOf((await browse(link)).text);
+  if (message.ok) return message;
+  // The end user reads a neutral sentence; the provider's words go to the customer's webhook.
+  const reported = gw.events.filter((e) => e.type === 'connection.auth_attempt_failed').at(-1) as { code: string; message: string } | undefined;
+  return { ...message, error: { code: message.error.code, message: reported && reported.code === message.error.code ? reported.message : '(not reported)' } };
 }
 
 t.test('token-response fields become connection config (the instance host API calls go to)', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createHookRegistry } from '../../lib/oauth/index.js';
+import { createHookRegistry } from '../../lib/connect/index.js';
 import { createScriptHooks } from '../../lib/scripts/index.js';
 import { writeScript } from './fixtures.js';
 import { json, scriptSetup, waitFor } from './setup.js';

@@ -68,10 +68,13 @@ t.test('a missing or wrong X-Hub-Signature-256 is refused with 401 and nothing i
     t.equal(res.json?.error.code, 'invalid_webhook_signature', label);
   }
   const signed = { 'x-hub-signature-256': await githubSignature(body) };
-  t.equal((await post(gw, '/webhook/dev/nope', body, signed)).json.error.code, 'unknown_integration');
-  t.equal((await post(gw, '/webhook/staging/gh-app', body, signed)).json.error.code, 'unknown_integration', 'unknown environment: same answer');
-  t.equal((await post(gw, '/webhook/prod/gh-app', body, signed)).status, 404, 'integrations do not cross environments');
-  t.equal((await post(gw, '/webhook/dev/stripe', body, signed)).json.error.code, 'webhook_not_supported', 'a provider without webhook routing');
+  const refusal = await post(gw, '/webhook/dev/gh-app', body, { 'x-hub-signature-256': await githubSignature(body, 'not the secret') });
+  // Unknown names, a provider without routing and a wrong signature look the same: nothing to probe.
+  for (const [label, path] of <[string, string][]>[['unknown integration', '/webhook/dev/nope'], ['unknown environment', '/webhook/staging/gh-app'], ['another environment', '/webhook/prod/gh-app'], ['a provider without webhook routing', '/webhook/dev/stripe'], ['no webhook secret', '/webhook/dev/gh-nosecret']]) {
+    const res = await post(gw, path, body, signed);
+    t.equal(res.status, refusal.status, label);
+    t.same(res.json, refusal.json, `${label}: the same body as a wrong signature`);
+  }
   await sleep(300);
   t.equal(hook.received.length, 0, 'nothing reached the customer');
   t.same((await gw.call('GET', '/webhooks/deliveries?type=forward')).json.data, [], 'nothing recorded');

@@ -10,17 +10,23 @@ const signaturePattern = /^sha256=([0-9a-f]{64})$/i;
  * body>`. Routed by `installation.id` to the APP connections holding that installation.
  */
 export const githubAppRouting: WebhookRouting = {
-  verify(request, integration) {
+  prepare(headers, integration) {
     const secret = integration.credentials?.webhook_secret;
     if (!secret) {
       return { ok: false, reason: `Integration "${integration.unique_key}" has no webhook secret: set credentials.webhook_secret to the secret chosen in the app settings.` };
     }
-    const header = request.headers['x-hub-signature-256'];
+    const header = headers['x-hub-signature-256'];
     const match = typeof header === 'string' ? signaturePattern.exec(header.trim()) : null;
     if (!match) return { ok: false, reason: 'Missing or malformed X-Hub-Signature-256 header.' };
-    const expected = createHmac('sha256', secret).update(request.rawBody).digest();
     const presented = Buffer.from(match[1] as string, 'hex');
-    return timingSafeEqual(expected, presented) ? { ok: true } : { ok: false, reason: 'X-Hub-Signature-256 does not match the body.' };
+    const hmac = createHmac('sha256', secret);
+    return {
+      ok: true,
+      verifier: {
+        update: (chunk) => { hmac.update(chunk); },
+        verify: () => timingSafeEqual(hmac.digest(), presented),
+      },
+    };
   },
   async route(payload, request, context) {
     const installation = (payload as { installation?: { id?: unknown } } | null)?.installation;
