@@ -14,7 +14,7 @@ t.test('an action runs in a worker: input validated, output returned as JSON', a
     input: z.object({ n: z.number() }), output: z.object({ doubled: z.number() }),
     exec: async (service, input) => { await service.log('doubling', { level: 'warn' }); return { doubled: input.n * 2 }; },
   });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 64 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64 });
   t.teardown(() => pool.close());
   const logs: string[] = [];
   const ok = await pool.run(file, { type: 'action', context, input: { n: 21 }, outputLimitBytes: 1000 }, { onCall: async () => null, onLog: (l, m) => logs.push(`${l}:${m}`) }, 10_000);
@@ -33,7 +33,7 @@ t.test('a spinning script is stopped at its time limit while the main thread kee
     input: z.object({}), output: z.object({}),
     exec: async () => { for (;;) {} },
   });`)).href;
-  const pool = createWorkerPool({ size: 2, heapMb: 64 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 2, heapMb: 64 });
   t.teardown(() => pool.close());
   const server = await listen((_req, res) => res.end('pong'));
   t.teardown(() => server.close());
@@ -56,7 +56,7 @@ t.test('a script exhausting its heap is stopped and reported', async (t) => {
     input: z.object({}), output: z.object({}),
     exec: async () => { const hoard = []; for (;;) hoard.push({ text: 'x'.repeat(64) + hoard.length }); },
   });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 32 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 32 });
   t.teardown(() => pool.close());
   t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 60_000), { ok: false, reason: 'memory' });
 });
@@ -64,7 +64,7 @@ t.test('a script exhausting its heap is stopped and reported', async (t) => {
 t.test('a module that never finishes loading is stopped at the load limit', async (t) => {
   const dir = t.testdir({});
   const file = pathToFileURL(writeScript(dir, 'stuck.mjs', `for (;;) {}\nexport default createAction({ input: z.object({}), output: z.object({}), exec: async () => ({}) });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 64, loadTimeoutMs: 3_000 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64, loadTimeoutMs: 3_000 });
   t.teardown(() => pool.close());
   t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 1_000), {
     ok: false, reason: 'timeout', error: { code: 'timeout', message: /did not load within 3000 ms/ },
