@@ -21,6 +21,12 @@ export interface StandaloneConfig {
   scriptLogLevel: LogLevel | undefined;
   /** SERVICE_SCRIPTS_DIR: compiled scripts laid out `<integration>/<name>.js`. */
   scriptsDir: string | undefined;
+  /** SERVICE_DEPLOY_KEY: the default environment's deploy key (deploys then need it, not the secret key). */
+  deployKey: string | undefined;
+  /** SERVICE_DEPLOY_KEY_<ENV>: deploy keys by environment name (lower case). */
+  deployKeys: Readonly<Record<string, string>>;
+  /** SERVICE_DEPLOYS_DISABLED: names of the environments that refuse every deploy. */
+  deploysDisabled: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -92,6 +98,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   const scriptsDir = get('SERVICE_SCRIPTS_DIR');
   if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
 
+  const deploy = readDeployKeys(env, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -108,5 +116,22 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     webhookSigningKey,
     scriptLogLevel: scriptLogLevel as LogLevel | undefined,
     scriptsDir,
+    ...deploy,
   });
+}
+
+/** SERVICE_DEPLOY_KEY, SERVICE_DEPLOY_KEY_<ENV> and SERVICE_DEPLOYS_DISABLED. */
+function readDeployKeys(env: NodeJS.ProcessEnv, problems: string[]) {
+  const deployKeys: Record<string, string> = {};
+  let deployKey: string | undefined;
+  for (const [name, raw] of Object.entries(env)) {
+    const match = /^SERVICE_DEPLOY_KEY(?:_([A-Z0-9_-]+))?$/.exec(name);
+    const value = raw?.trim();
+    if (!match || !value) continue;
+    if (value.length < 16) problems.push(`${name}: must be at least 16 characters`);
+    if (match[1]) deployKeys[match[1].toLowerCase()] = value;
+    else deployKey = value;
+  }
+  const deploysDisabled = (env.SERVICE_DEPLOYS_DISABLED ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  return { deployKey, deployKeys: Object.freeze(deployKeys), deploysDisabled: Object.freeze(deploysDisabled) };
 }

@@ -7,12 +7,19 @@ import { storageFromUrl } from '../storage/index.js';
 import type { StandaloneConfig } from './config.js';
 import { devEncryptionKey } from './dev-encryption-key.js';
 import { readProvidersFile } from './providers-file.js';
+import { maskUrl } from './secrets.js';
 
 export interface Standalone {
   server: Server;
   gateway: Gateway;
   url: string;
   stop(): Promise<void>;
+}
+
+/** An environment's deploy key and switch, from SERVICE_DEPLOY_KEY[_<ENV>] and SERVICE_DEPLOYS_DISABLED. */
+function deploySettings(config: StandaloneConfig, name: string): { deployKey?: string; deploysDisabled?: boolean } {
+  const deployKey = config.deployKeys[name] ?? config.deployKey;
+  return { ...(deployKey ? { deployKey } : {}), ...(config.deploysDisabled.includes(name) ? { deploysDisabled: true } : {}) };
 }
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
@@ -34,6 +41,7 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     environments: [{
       name: 'dev',
       secretKey: config.secretKey,
+      ...deploySettings(config, 'dev'),
       ...(config.webhookUrl ? { webhookUrl: config.webhookUrl } : {}),
       ...(config.webhookSecondaryUrl ? { webhookSecondaryUrl: config.webhookSecondaryUrl } : {}),
       ...(config.webhookSigningKey ? { webhookSigningKey: config.webhookSigningKey } : {}),
@@ -54,7 +62,7 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
-  print(`Portico gateway listening on ${url} (store: ${config.storeUrl}, environment: dev)`);
+  print(`Portico gateway listening on ${url} (store: ${maskUrl(config.storeUrl)}, environment: dev)`);
   if (config.secretKeyGenerated) {
     print(`No SERVICE_SECRET_KEY set: development secret key for this run: ${config.secretKey}`);
     print(`Try: curl -H "Authorization: Bearer ${config.secretKey}" ${url}/providers`);

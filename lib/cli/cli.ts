@@ -20,7 +20,8 @@ ${commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}
   ${'help'.padEnd(width)}Show the help of a command: portico help <command> (or portico <command> --help)
 
 Every command takes --json (one JSON document on stdout) and --help.
-The gateway commands read PORTICO_URL and PORTICO_SECRET_KEY (or --url, --secret-key).
+The gateway commands read PORTICO_URL and SERVICE_SECRET_KEY or PORTICO_SECRET_KEY (or --url, --secret-key);
+deploy reads SERVICE_DEPLOY_KEY first.
 
 Exit codes:
   0  done
