@@ -13,3 +13,4 @@ export type { DeliveryQueue, DeliveryJob, JobHandler, JobOutcome } from './queue
 export { createKeyvQueue } from './queue/keyv-queue.js';
 export { createBullmqQueue } from './queue/bullmq-queue.js';
 export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';
+export { sealedWebhookSettings } from './settings.js';
