@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +39,11 @@ async function build(dir: string): Promise<string> {
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('the script runtime could not be built');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A shared temp folder: one another user owns or may write to could swap the file under us.
+  const folder = statSync(dir);
+  if ((typeof process.getuid === 'function' && folder.uid !== process.getuid()) || (folder.mode & 0o022) !== 0) {
+    throw new Error(`the script runtime folder ${dir} must belong to this user and be writable by no one else`);
+  }
   const file = join(dir, `runtime-${createHash('sha256').update(code).digest('hex').slice(0, 32)}.mjs`);
   // Write then rename: a process never imports a half-written file.
   const temp = join(dir, `.runtime.${randomUUID()}.tmp`);
