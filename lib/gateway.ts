@@ -105,7 +105,7 @@ export async function createGateway(options: GatewayOptions) {
   // First in line: the hot path should not walk every other router's routes to get there.
   protectedRouters.unshift(proxy.routes);
   closers.push(() => proxy.close());
-  // Scripts (lib/scripts): syncs and actions on worker threads, on schedule or on demand, with logs.
+  // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
   const scripts = await createScripts({
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
