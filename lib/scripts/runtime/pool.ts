@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '../../http/logger.js';
@@ -96,6 +97,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       // Not permitted here: the process keeps the gateway's priority.
     }
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { slot.stderrTail = (slot.stderrTail + chunk).slice(-2048); });
+    // Read only for a crash's reason: never what keeps the gateway's process alive.
+    (child.stderr as Socket | null)?.unref();
     child.on('message', (message) => slot.current?.({ kind: 'message', message }));
     let ended = false;
     const end = (error: string) => {
