@@ -1,8 +1,9 @@
 /**
- * Scripts benchmark (issue 7), on the compiled package (workers load JavaScript, as in production):
- *   1. a warm worker pool against one new worker per run (the pool decision);
+ * Scripts benchmark (issues 7 and 15), on the compiled package (script processes load JavaScript, as in production):
+ *   1. a warm pool against one new process per run (the pool decision);
  *   2. a trivial action's round trip through POST /action/trigger;
- *   3. proxy throughput with no script running, then while one and two scripts spin forever.
+ *   3. sync throughput: records a sync saves per second through the gateway (100 batches of 100);
+ *   4. proxy throughput with no script running, then while one and two scripts spin forever.
  *
  *   npm run bench:scripts
  *   npm run bench:scripts -- --requests 5000 --concurrency 32 --runs 300 --nice 0
@@ -12,7 +13,8 @@ import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
 import { parseArgs } from 'node:util';
 import { createMemoryStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
@@ -33,21 +35,25 @@ const RUNS = Number(args.runs);
 const secretKey = 'sk_bench_scripts_0123456789';
 
 const dir = mkdtempSync(join(tmpdir(), 'portico-bench-scripts-'));
-const zodUrl = import.meta.resolve('zod');
-const defineUrl = new URL('../lib/scripts/define/index.js', import.meta.url).href;
+const definePath = fileURLToPath(new URL('../lib/scripts/define/index.js', import.meta.url));
+// Self-contained bundles, as `portico compile` makes them (a script process reads nothing else).
 const script = (name: string, body: string) => {
   const file = join(dir, `${name}.mjs`);
-  writeFileSync(file, `import { z } from ${JSON.stringify(zodUrl)};\nimport { createAction } from ${JSON.stringify(defineUrl)};\n${body}\n`);
+  const source = `import { z } from 'zod';\nimport { createAction, createSync } from ${JSON.stringify(definePath)};\n${body}\n`;
+  const built = buildSync({ stdin: { contents: source, resolveDir: fileURLToPath(new URL('.', import.meta.url)) }, bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'silent' });
+  writeFileSync(file, built.outputFiles[0]?.text ?? '');
   return pathToFileURL(file).href;
 };
 const echo = script('echo', `export default createAction({ input: z.object({ v: z.number() }), output: z.object({ v: z.number() }), exec: async (s, input) => input });`);
+const bulk = script('bulk', `export default createSync({ frequency: 'every day', autoStart: false, models: { Item: z.object({ id: z.string(), n: z.number() }) },
+  exec: async (s) => { for (let b = 0; b < 100; b++) await s.batchSave(Array.from({ length: 100 }, (_, i) => ({ id: b + '-' + i, n: i })), 'Item'); } });`);
 const spin = script('spin', `export default createAction({ input: z.object({}), output: z.object({}), exec: async () => { for (;;) {} } });`);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function poolRuns(maxTasksPerWorker: number, runs: number): Promise<number> {
-  const pool = createWorkerPool({ size: 1, heapMb: 128, maxTasksPerWorker });
+  const pool = createWorkerPool({ size: 1, heapMb: 128, maxTasksPerWorker, readable: [`${dir}/`] });
   const context = { runId: 'r', environment: 'dev', providerConfigKey: 'p', connectionId: 'c', provider: 'x', baseUrl: 'http://127.0.0.1:1', paginate: null };
   const handlers = { onCall: async () => null, onLog: () => {} };
   await pool.run(echo, { type: 'inspect' }, handlers, 30_000);
@@ -98,7 +104,7 @@ const gateway = await createGateway({
   baseUrl: 'http://127.0.0.1',
   logger: createLogger({ level: 'silent' }),
   providers: [{ name: 'fake-api', display_name: 'Fake', logo_url: 'https://example.com/l.svg', categories: ['test'], auth_mode: 'API_KEY', docs: 'https://example.com', proxy: { base_url: `http://127.0.0.1:${providerPort}` } }],
-  scripts: { workers: 2, nice: Number(args.nice), actionTimeoutMs: 600_000, modules: [{ file: echo, integrations: ['fake'] }, { file: spin, integrations: ['fake'] }] },
+  scripts: { workers: 2, nice: Number(args.nice), actionTimeoutMs: 600_000, modules: [{ file: echo, integrations: ['fake'] }, { file: spin, integrations: ['fake'] }, { file: bulk, integrations: ['fake'] }] },
 });
 const server = createServer(gateway.callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,8 +115,8 @@ await call(agent, port, 'POST', '/integrations', json, JSON.stringify({ unique_k
 await call(agent, port, 'POST', '/connections', json, JSON.stringify({ provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } }));
 
 console.log(`node ${process.version}, ${RUNS} runs, ${REQUESTS} proxied calls at concurrency ${CONCURRENCY}, script threads at nice ${args.nice}`);
-console.log(`worker pool, warm worker:        ${ms(await poolRuns(200, RUNS))} per action run`);
-console.log(`one new worker per run:          ${ms(await poolRuns(1, Math.min(RUNS, 50)))} per action run`);
+console.log(`pool, warm script runtime:      ${ms(await poolRuns(200, RUNS))} per action run`);
+console.log(`a new runtime per run:           ${ms(await poolRuns(1, Math.min(RUNS, 50)))} per action run`);
 
 const latencies: number[] = [];
 const actionHeaders = { ...json, 'provider-config-key': 'fake', 'connection-id': 'c1' };
@@ -122,6 +128,16 @@ for (let i = 0; i < RUNS; i++) {
 }
 latencies.sort((a, b) => a - b);
 console.log(`POST /action/trigger (echo):     p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(percentile(latencies, 0.99))}`);
+
+const syncRates: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const started = performance.now();
+  const outcome = await gateway.scripts.runSyncNow({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', sync: 'bulk', mode: 'full', trigger: 'api' });
+  if (outcome.status !== 'success') throw new Error(`sync: ${JSON.stringify(outcome)}`);
+  syncRates.push(10_000 / ((performance.now() - started) / 1000));
+}
+syncRates.sort((a, b) => a - b);
+console.log(`sync, 100 batches of 100 records: median ${(syncRates[2] ?? NaN).toFixed(0)} records/s (5 runs)`);
 
 await throughput(agent, port); // warm-up
 const idle = await throughput(agent, port);

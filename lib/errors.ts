@@ -81,6 +81,7 @@ export const errorStatus = {
   invalid_action_input: 400,
   invalid_script: 400,
   unsupported_script_format: 400,
+  deploys_disabled: 403,
   unknown_script: 404,
   unknown_action_run: 404,
   action_failed: 500,

@@ -5,6 +5,7 @@ import { createConnect, createHookRegistry, verifyCredentials } from './connect/
 import { createConnectionRoutes, createConnectionService, createRemovedConnectionRoutes } from './connections/index.js';
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
+import { resealAll, type ResealProgress } from './keys/index.js';
 import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
@@ -49,8 +50,8 @@ export async function createGateway(options: GatewayOptions) {
   // Store failures become countable (portico:storage:error); callers still see each one.
   const storage = observeStorage(options.storage);
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
-  const cipher = createCipher(typeof options.encryptionKeys === 'string'
-    ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys);
+  const encryptionKeys = typeof options.encryptionKeys === 'string' ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys;
+  const cipher = createCipher(encryptionKeys);
   const catalog = createCatalog(options.providers ?? []);
   const events = createEventBus((error, event) =>
     logger.error('event subscriber failed', { event: event.type, error: error instanceof Error ? error.message : String(error) }));
@@ -111,7 +112,7 @@ export async function createGateway(options: GatewayOptions) {
   // First in line: the hot path should not walk every other router's routes to get there.
   protectedRouters.unshift(proxy.routes);
   closers.push(() => proxy.close());
-  // Scripts (lib/scripts): syncs and actions on worker threads, on schedule or on demand, with logs.
+  // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
   const scripts = await createScripts({
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
@@ -169,6 +170,17 @@ export async function createGateway(options: GatewayOptions) {
       .map((method) => ({ method, path: String(layer.path), auth }))));
   const routes = (): RouteInfo[] => [...describeRoutes(publicRouters, 'public'), ...describeRoutes(protectedRouters, 'secret_key')];
 
+  // Key rotation: with an older key still configured, a background pass re-seals what it sealed.
+  const environmentNames = options.environments.map((e) => e.name);
+  const reseal = (progress?: (step: ResealProgress) => void) => resealAll({ storage, cipher, environments: environmentNames }, progress);
+  let resealing: Promise<unknown> | undefined;
+  if (encryptionKeys.length > 1) {
+    resealing = reseal((step) => { if (step.resealed > 0 || step.unreadable > 0) logger.info('keys: re-sealed under the current key', { ...step }); })
+      .then((steps) => logger.info('keys: re-seal pass finished', { left_unreadable: steps.reduce((n, s) => n + s.unreadable, 0) }))
+      .catch((error: unknown) => logger.warn('keys: the re-seal pass stopped; it runs again at the next start', { error: error instanceof Error ? error.message : String(error) }));
+    closers.unshift(async () => { await resealing; });
+  }
+
   return {
     /** The Koa middleware stack; mount it under any prefix. */
     middleware,
@@ -192,6 +204,8 @@ export async function createGateway(options: GatewayOptions) {
     scripts: scripts.api,
     storage,
     cipher,
+    /** Re-seals every value sealed under an older key (`portico keys reseal`); safe to run again. */
+    keys: { reseal },
     routes,
     /** Prometheus metrics (`registry`, `scrape()`), when `options.metrics` was given. */
     metrics,

@@ -1,3 +1,4 @@
+import { maskUrl } from './secrets.js';
 import type { Environment } from '../../lib/environments/index.js';
 import type { StandaloneConfig } from './config.js';
 import { variableSuffix } from './environment-config.js';
@@ -19,7 +20,7 @@ export interface BannerFacts {
  */
 export function banner(facts: BannerFacts): string[] {
   const { config, publicUrl, environments, generated } = facts;
-  const lines = [`Portico gateway listening on ${publicUrl} (interface ${config.host}:${facts.port}; store: ${config.storeUrl}; environments: ${environments.map((e) => e.name).join(', ')})`];
+  const lines = [`Portico gateway listening on ${publicUrl} (interface ${config.host}:${facts.port}; store: ${maskUrl(config.storeUrl)}; environments: ${environments.map((e) => e.name).join(', ')})`];
   if (facts.metricsPort !== undefined) lines.push(`Metrics: GET http://${config.host}:${facts.metricsPort}/metrics (SERVICE_METRICS_PORT)`);
   else if (config.metricsToken) lines.push(`Metrics: GET ${publicUrl}/metrics with "Authorization: Bearer $SERVICE_METRICS_TOKEN"`);
   const several = environments.length > 1;

@@ -25,6 +25,12 @@ export interface StandaloneConfig {
   metricsToken: string | undefined;
   /** SERVICE_METRICS_PORT: `GET /metrics` on a listener of its own (same host), no token. */
   metricsPort: number | undefined;
+  /** SERVICE_DEPLOY_KEY: the default environment's deploy key (deploys then need it, not the secret key). */
+  deployKey: string | undefined;
+  /** SERVICE_DEPLOY_KEY_<ENV>: deploy keys by environment name (lower case). */
+  deployKeys: Readonly<Record<string, string>>;
+  /** SERVICE_DEPLOYS_DISABLED: names of the environments that refuse every deploy. */
+  deploysDisabled: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -103,6 +109,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   if (metricsToken !== undefined && metricsToken.length < 16) problems.push('SERVICE_METRICS_TOKEN: must be at least 16 characters');
   const metricsPort = readPort({ variable: 'SERVICE_METRICS_PORT', value: get('SERVICE_METRICS_PORT') }, undefined);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) problems.push(`SERVICE_METRICS_PORT: must differ from the gateway's port (${port})`);
+  const deploy = readDeployKeys(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -117,5 +124,22 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     scriptsDir,
     metricsToken,
     metricsPort,
+    ...deploy,
   });
+}
+
+/** SERVICE_DEPLOY_KEY, SERVICE_DEPLOY_KEY_<ENV> and SERVICE_DEPLOYS_DISABLED. */
+function readDeployKeys(env: NodeJS.ProcessEnv, problems: string[]) {
+  const deployKeys: Record<string, string> = {};
+  let deployKey: string | undefined;
+  for (const [name, raw] of Object.entries(env)) {
+    const match = /^SERVICE_DEPLOY_KEY(?:_([A-Z0-9_-]+))?$/.exec(name);
+    const value = raw?.trim();
+    if (!match || !value) continue;
+    if (value.length < 16) problems.push(`${name}: must be at least 16 characters`);
+    if (match[1]) deployKeys[match[1].toLowerCase()] = value;
+    else deployKey = value;
+  }
+  const deploysDisabled = (env.SERVICE_DEPLOYS_DISABLED ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  return { deployKey, deployKeys: Object.freeze(deployKeys), deploysDisabled: Object.freeze(deploysDisabled) };
 }

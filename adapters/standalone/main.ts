@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 import { ConfigError, readConfig } from './config.js';
+import { removeSecretVariables } from './secrets.js';
 import { startStandalone } from './server.js';
 
 try {
-  const standalone = await startStandalone(readConfig(process.env));
+  const config = readConfig(process.env);
+  // The keys now live in the frozen configuration only.
+  removeSecretVariables(process.env);
+  const standalone = await startStandalone(config);
   const shutdown = (signal: string) => {
     console.log(`${signal} received: finishing requests in flight, then stopping.`);
     const force = setTimeout(() => process.exit(1), 10_000);

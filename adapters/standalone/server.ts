@@ -10,6 +10,7 @@ import type { StandaloneConfig } from './config.js';
 import { devEncryptionKey, devSecretKey, newSecretKey } from './dev-keys.js';
 import { startMetricsServer } from './metrics-server.js';
 import { readProvidersFile } from './providers-file.js';
+import { maskUrl } from './secrets.js';
 
 export interface Standalone {
   server: Server;
@@ -29,6 +30,12 @@ const listen = (server: Server, port: number, host: string) => new Promise<void>
   server.once('error', reject);
   server.listen(port, host, () => resolve());
 });
+
+/** An environment's deploy key and switch, from SERVICE_DEPLOY_KEY[_<ENV>] and SERVICE_DEPLOYS_DISABLED. */
+function deploySettings(config: StandaloneConfig, name: string): { deployKey?: string; deploysDisabled?: boolean } {
+  const deployKey = config.deployKeys[name] ?? config.deployKey;
+  return { ...(deployKey ? { deployKey } : {}), ...(config.deploysDisabled.includes(name) ? { deploysDisabled: true } : {}) };
+}
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
 export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
@@ -55,6 +62,7 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     return {
       name: e.name,
       secretKey,
+      ...deploySettings(config, e.name),
       ...(e.webhookUrl ? { webhookUrl: e.webhookUrl } : {}),
       ...(e.webhookSecondaryUrl ? { webhookSecondaryUrl: e.webhookSecondaryUrl } : {}),
       ...(e.webhookSigningKey ? { webhookSigningKey: e.webhookSigningKey } : {}),

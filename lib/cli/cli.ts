@@ -3,11 +3,12 @@ import { compileCommand } from './commands/compile.js';
 import { deployCommand } from './commands/deploy.js';
 import { dryrunCommand } from './commands/dryrun.js';
 import { initCommand } from './commands/init.js';
+import { keysCommand } from './commands/keys.js';
 import { CliError, exitCodes, usageError, type ExitCode } from './exit.js';
 import { createReporter, type CliIo } from './io.js';
 import { packageVersion } from './version.js';
 
-export const commands: readonly Command[] = [initCommand, compileCommand, dryrunCommand, deployCommand];
+export const commands: readonly Command[] = [initCommand, compileCommand, dryrunCommand, deployCommand, keysCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -20,7 +21,8 @@ ${commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}
   ${'help'.padEnd(width)}Show the help of a command: portico help <command> (or portico <command> --help)
 
 Every command takes --json (one JSON document on stdout) and --help.
-The gateway commands read SERVICE_BASE_URL and SERVICE_SECRET_KEY (or --url, --secret-key).
+The gateway commands read SERVICE_BASE_URL and SERVICE_SECRET_KEY (or --url, --secret-key);
+deploy reads SERVICE_DEPLOY_KEY first.
 
 Exit codes:
   0  done

@@ -7,13 +7,20 @@ export interface GatewayTarget {
   client: PorticoClient;
 }
 
-/** The gateway a command talks to: `--url`/`SERVICE_BASE_URL` and `--secret-key`/`SERVICE_SECRET_KEY`. */
-export function gatewayTarget({ values, io }: CommandContext): GatewayTarget {
+/**
+ * The gateway a command talks to: `--url`/`SERVICE_BASE_URL`, and the key: `--secret-key`, else (for
+ * a deploy) `SERVICE_DEPLOY_KEY`, else `SERVICE_SECRET_KEY`: the names the server reads.
+ */
+export function gatewayTarget({ values, io }: CommandContext, purpose: 'deploy' | 'api' = 'api'): GatewayTarget {
   const url = typeof values.url === 'string' ? values.url : io.env.SERVICE_BASE_URL;
-  const secretKey = typeof values['secret-key'] === 'string' ? values['secret-key'] : io.env.SERVICE_SECRET_KEY;
+  const fromEnv = (name: string) => io.env[name] || undefined;
+  const secretKey = typeof values['secret-key'] === 'string' ? values['secret-key']
+    : (purpose === 'deploy' ? fromEnv('SERVICE_DEPLOY_KEY') : undefined) ?? fromEnv('SERVICE_SECRET_KEY');
   if (!url) throw usageError('Name the gateway: --url <url> or SERVICE_BASE_URL (where the gateway is mounted, e.g. http://localhost:3003).');
   if (!/^https?:\/\/[^/]/i.test(url)) throw usageError(`--url "${url}" is not an http(s) URL.`);
-  if (!secretKey) throw usageError('Give the environment\'s secret key: SERVICE_SECRET_KEY (or --secret-key).');
+  if (!secretKey) {
+    throw usageError(`Give the environment's ${purpose === 'deploy' ? 'deploy key: SERVICE_DEPLOY_KEY, or its secret key: ' : 'secret key: '}SERVICE_SECRET_KEY (or --secret-key).`);
+  }
   return { url, client: createPorticoClient({ baseUrl: url, secretKey }) };
 }
 

@@ -1,4 +1,4 @@
-export { createConnectionService, type ConnectionService, type ConnectionInput, type ConnectionFilter } from './service.js';
+export { createConnectionService, sealedConnections, type ConnectionService, type ConnectionInput, type ConnectionFilter } from './service.js';
 export { createConnectionRoutes, type VerifyImport } from './routes.js';
 export { createRemovedConnectionRoutes } from './removed-routes.js';
 export { publicConnection, type Connection, type EndUser, type AuthProblem, type StoredConnection } from './connection.js';

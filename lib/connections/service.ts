@@ -59,9 +59,12 @@ export interface ConnectionServiceDeps {
 const sep = '\u001e';
 const idOf = (pck: string, cid: string) => `${pck}${sep}${cid}`;
 
+/** Where connections keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
+export const sealedConnections = { collection: 'connections', lock: (env: string, id: string) => `connection:${env}:${id}`, field: 'credentials' } as const;
+
 export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
   const { cipher, storage, events } = deps;
-  const store = createCollection<StoredConnection>(storage, 'connections');
+  const store = createCollection<StoredConnection>(storage, sealedConnections.collection);
   const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
 
@@ -76,7 +79,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
 
   /** Read-modify-write of one connection under its lock; the cache is dropped after the write. */
   const change = (env: string, pck: string, cid: string, edit: (s: StoredConnection) => StoredConnection) =>
-    storage.coordinator.withLock(`connection:${env}:${idOf(pck, cid)}`, async () => {
+    storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
       const current = await store.get(env, idOf(pck, cid));
       if (!current) notFound(pck, cid);
       const next = { ...edit(current as StoredConnection), updated_at: new Date().toISOString() };
@@ -94,7 +97,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       }
       const cid = input.connection_id ?? randomUUID();
       const pck = input.provider_config_key;
-      const result = await storage.coordinator.withLock(`connection:${env}:${idOf(pck, cid)}`, async () => {
+      const result = await storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
         const existing = await store.get(env, idOf(pck, cid));
         const now = new Date().toISOString();
         const stored: StoredConnection = {

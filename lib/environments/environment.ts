@@ -4,6 +4,13 @@ export interface Environment {
   name: string;
   /** The key callers present as `Authorization: Bearer <secret key>`. */
   secretKey: string;
+  /**
+   * A key for `POST /scripts/deploy` only (a CI job's). When set, deploys need it: the secret
+   * key no longer deploys. Standalone: `SERVICE_DEPLOY_KEY` / `SERVICE_DEPLOY_KEY_<ENV>`.
+   */
+  deployKey?: string;
+  /** True: this environment refuses every deploy (`SERVICE_DEPLOYS_DISABLED=prod`). */
+  deploysDisabled?: boolean;
   /** Where webhooks to the customer go (optional). */
   webhookUrl?: string;
   webhookSecondaryUrl?: string;
@@ -26,9 +33,14 @@ export function validateEnvironments(environments: readonly Environment[]): stri
     if (typeof env.secretKey !== 'string' || env.secretKey.length < 16) {
       problems.push(`environment "${env.name}": secret key must be at least 16 characters`);
     }
-    if (keys.has(env.secretKey)) problems.push(`environment "${env.name}": secret key is shared with another environment`);
+    if (keys.has(env.secretKey)) problems.push(`environment "${env.name}": secret key is shared with another environment or key`);
     names.add(env.name);
     keys.add(env.secretKey);
+    if (env.deployKey !== undefined) {
+      if (typeof env.deployKey !== 'string' || env.deployKey.length < 16) problems.push(`environment "${env.name}": deploy key must be at least 16 characters`);
+      else if (keys.has(env.deployKey)) problems.push(`environment "${env.name}": deploy key must differ from every secret key and other deploy key`);
+      keys.add(env.deployKey);
+    }
   }
   return problems;
 }

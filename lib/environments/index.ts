@@ -1,3 +1,3 @@
 export type { Environment } from './environment.js';
 export { validateEnvironments } from './environment.js';
-export { createAuthenticate, createKeyMatcher, createSecretKeyAuth, type Authenticate, type KeyMatcher } from './secret-key-auth.js';
+export { createAuthenticate, createKeyMatcher, createSecretKeyAuth, deployRoute, type Authenticate, type KeyMatcher, type KeyRole } from './secret-key-auth.js';

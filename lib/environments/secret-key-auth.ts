@@ -6,7 +6,15 @@ import type { Environment } from './environment.js';
 export interface KeyMatcher {
   /** The environment whose secret key equals `presented`, compared in constant time. */
   match(presented: string): Environment | undefined;
+  /** The environment whose secret key or deploy key equals `presented`, and which of the two it is. */
+  identify(presented: string): { env: Environment; role: KeyRole } | undefined;
 }
+
+/** `deploy`: the environment's deploy key, which opens `POST /scripts/deploy` and nothing else. */
+export type KeyRole = 'secret' | 'deploy';
+
+/** The one route a deploy key opens. */
+export const deployRoute = { method: 'POST', path: '/scripts/deploy' } as const;
 
 /**
  * Every key is compared (no early exit across environments), each with `timingSafeEqual`, so
@@ -16,16 +24,24 @@ export interface KeyMatcher {
  * the check together.
  */
 export function createKeyMatcher(environments: readonly Environment[]): KeyMatcher {
-  const table = environments.map((env) => ({ env, key: Buffer.from(env.secretKey, 'utf8') }));
+  const table = environments.flatMap((env) => [
+    { env, role: 'secret' as const, key: Buffer.from(env.secretKey, 'utf8') },
+    ...(env.deployKey ? [{ env, role: 'deploy' as const, key: Buffer.from(env.deployKey, 'utf8') }] : []),
+  ]);
+  const identify = (presented: string) => {
+    const candidate = Buffer.from(presented, 'utf8');
+    let found: { env: Environment; role: KeyRole } | undefined;
+    for (const entry of table) {
+      if (entry.key.length === candidate.length && timingSafeEqual(entry.key, candidate)) found = { env: entry.env, role: entry.role };
+    }
+    return found;
+  };
   return {
     match(presented) {
-      const candidate = Buffer.from(presented, 'utf8');
-      let found: Environment | undefined;
-      for (const entry of table) {
-        if (entry.key.length === candidate.length && timingSafeEqual(entry.key, candidate)) found = entry.env;
-      }
-      return found;
+      const found = identify(presented);
+      return found?.role === 'secret' ? found.env : undefined;
     },
+    identify,
   };
 }
 
@@ -41,9 +57,13 @@ export function createAuthenticate(matcher: KeyMatcher): Authenticate {
     if (!match?.[1]) {
       fail('unauthorized', 'Missing secret key: send "Authorization: Bearer <secret key>".');
     }
-    const env = matcher.match(match[1]) ?? fail('unauthorized', 'The secret key is not valid.');
-    ctx.state.environment = env;
-    return env;
+    const found = matcher.identify(match[1]) ?? fail('unauthorized', 'The secret key is not valid.');
+    if (found.role === 'deploy' && !(ctx.method === deployRoute.method && ctx.path === deployRoute.path)) {
+      fail('unauthorized', 'A deploy key only deploys scripts (POST /scripts/deploy); send the environment\'s secret key.');
+    }
+    ctx.state.environment = found.env;
+    ctx.state.keyRole = found.role;
+    return found.env;
   };
 }
 

@@ -1,4 +1,4 @@
-export { createIntegrationService, type IntegrationService, type IntegrationInput, type IntegrationUpdate } from './service.js';
+export { createIntegrationService, sealedIntegrations, type IntegrationService, type IntegrationInput, type IntegrationUpdate } from './service.js';
 export { createIntegrationRoutes } from './routes.js';
 export { publicIntegration, maskSecret, type Integration, type IntegrationUrls } from './integration.js';
 export { integrationCredentialsSchema, type IntegrationCredentials } from './schema.js';

@@ -29,6 +29,9 @@ export interface IntegrationService {
   delete(env: string, uniqueKey: string): Promise<boolean>;
 }
 
+/** Where integrations keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
+export const sealedIntegrations = { collection: 'integrations', lock: (env: string, id: string) => `integration:${env}:${id}`, field: 'credentials' } as const;
+
 export interface IntegrationServiceDeps {
   storage: Storage;
   cipher: Cipher;
@@ -39,7 +42,7 @@ export interface IntegrationServiceDeps {
 
 export function createIntegrationService(deps: IntegrationServiceDeps): IntegrationService {
   const { cipher, catalog } = deps;
-  const store = createCollection<StoredIntegration>(deps.storage, 'integrations');
+  const store = createCollection<StoredIntegration>(deps.storage, sealedIntegrations.collection);
   const cache = createReadCache<Integration>({ ttlMs: deps.storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const cacheKey = (env: string, key: string) => `${env}\u001f${key}`;
 
@@ -66,7 +69,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
     async create(env, input) {
       if (!catalog.get(input.provider)) fail('unknown_provider', `No provider named "${input.provider}" in the catalog.`, { field: 'provider' });
       checkMode(input.provider, input.credentials);
-      return deps.storage.coordinator.withLock(`integration:${env}:${input.unique_key}`, async () => {
+      return deps.storage.coordinator.withLock(sealedIntegrations.lock(env, input.unique_key), async () => {
         if (await store.get(env, input.unique_key)) {
           fail('integration_exists', `An integration with unique_key "${input.unique_key}" already exists.`);
         }
@@ -103,7 +106,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
       return found.filter((s): s is StoredIntegration => s !== undefined).map((s) => open(env, s));
     },
     async update(env, uniqueKey, update) {
-      return deps.storage.coordinator.withLock(`integration:${env}:${uniqueKey}`, async () => {
+      return deps.storage.coordinator.withLock(sealedIntegrations.lock(env, uniqueKey), async () => {
         const stored = await store.get(env, uniqueKey);
         if (!stored) fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`);
         checkMode(stored.provider, update.credentials);

@@ -1,3 +1,6 @@
+import { mkdirSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ConnectionService } from '../connections/index.js';
 import type { Environment } from '../environments/index.js';
 import type { EventBus } from '../events/index.js';
@@ -9,7 +12,7 @@ import { createSyncApi } from './api/sync-api.js';
 import type { ScriptHost } from './host.js';
 import { parseStoredLevel } from './logs/levels.js';
 import { createLogStore } from './logs/log-store.js';
-import { actionOutputLimitBytes, resolveScriptsOptions, type ScriptsOptions } from './options.js';
+import { actionOutputLimitBytes, resolveScriptsOptions, type ResolvedScriptsOptions, type ScriptsOptions } from './options.js';
 import { createBundleStore } from './registry/bundles.js';
 import { createScriptRegistry, type ScriptEntry, type ScriptRegistry } from './registry/registry.js';
 import { runOnEvent } from './run/event-run.js';
@@ -34,7 +37,7 @@ export interface ScriptsDeps {
 }
 
 /**
- * The scripts feature: registered and deployed syncs and actions, run on worker threads, on
+ * The scripts feature: registered and deployed syncs and actions, run in script processes, on
  * schedule (one run per slot across processes) or on demand, with stored logs.
  */
 export async function createScripts(deps: ScriptsDeps) {
@@ -46,7 +49,7 @@ export async function createScripts(deps: ScriptsDeps) {
     if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(String(env.scriptLogLevel), `environment "${env.name}": scriptLogLevel`));
   }
 
-  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb, nice: options.nice });
+  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb, nice: options.nice, readable: scriptReadable(options) });
   let registry: ScriptRegistry;
   try {
     registry = await createScriptRegistry({
@@ -111,6 +114,20 @@ export async function createScripts(deps: ScriptsDeps) {
       await stopping;
     },
   };
+}
+
+/**
+ * What script processes may read: the deployed bundles' folder, the scripts directory, each
+ * registered module's own file (never its folder, which may be the application's).
+ */
+function scriptReadable(options: ResolvedScriptsOptions): string[] {
+  mkdirSync(options.bundleDir, { recursive: true, mode: 0o700 });
+  const folder = (path: string) => (path.endsWith(sep) ? path : path + sep);
+  return [
+    folder(resolve(options.bundleDir)),
+    ...(options.dir ? [folder(resolve(options.dir))] : []),
+    ...options.modules.map((m) => (m.file instanceof URL || m.file.startsWith('file:') ? fileURLToPath(m.file) : resolve(m.file))),
+  ];
 }
 
 export type Scripts = Awaited<ReturnType<typeof createScripts>>;

@@ -74,6 +74,7 @@ export function createGatewayHost(deps: GatewayHostDeps): ScriptHost {
         headers: request.headers,
         ...(request.body !== undefined ? { body: request.body } : {}),
         retries: request.retries,
+        ...(request.signal ? { signal: request.signal } : {}),
       });
       return { status: response.status, headers: flatten(response.headers), data: response.body };
     },

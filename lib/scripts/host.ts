@@ -20,6 +20,8 @@ export interface HostProxyRequest {
   headers: Record<string, string>;
   body: unknown;
   retries: number;
+  /** Aborted when the run ends or times out: the call is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface HostProxyResponse {

@@ -7,15 +7,15 @@ import type { ScriptJob } from './schedule/jobs.js';
 
 /** `GatewayOptions.scripts`: every field has a default. */
 export interface ScriptsOptions {
-  /** Compiled script modules (JavaScript ES modules), each enabled for the integrations it names. */
+  /** Compiled, self-contained script modules (`portico compile` bundles), each enabled for the integrations it names. */
   modules?: ScriptModule[];
   /** A directory laid out `<integration>/[syncs|actions|on-events/]<name>.js` (standalone: `SERVICE_SCRIPTS_DIR`). */
   dir?: string;
-  /** Worker threads running scripts at once. Default: CPUs − 1, at least 2. */
+  /** Script processes running scripts at once (one run each). Default: CPUs − 1, at least 2. */
   workers?: number;
-  /** Heap limit of each worker (MB). Default 256. */
+  /** Heap limit of each script process (MB). Default 256. */
   heapMb?: number;
-  /** Linux nice value (0-19) of script threads, so spinning scripts yield the CPU to the proxy. Default 10. */
+  /** Linux nice value (0-19) of script processes, so spinning scripts yield the CPU to the proxy. Default 10. */
   nice?: number;
   /** A sync run is stopped after this long. Default 1 hour. */
   syncTimeoutMs?: number;
@@ -23,7 +23,7 @@ export interface ScriptsOptions {
   actionTimeoutMs?: number;
   /** Smallest sync frequency accepted, as a frequency (`every 1 minute`, the default) or in ms. */
   minimumFrequency?: string | number;
-  /** Where deployed bundles are written for workers to import. Default `<tmp>/portico-scripts-<uid>`. */
+  /** Where deployed bundles are written for script processes to import (they may read this folder: keep nothing else in it). Default `<tmp>/portico-scripts-<uid>`. */
   bundleDir?: string;
   /**
    * A claimed run (sync, async action, …) is hidden from other instances this long without a

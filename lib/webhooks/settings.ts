@@ -37,6 +37,9 @@ export interface WebhookSettingsStore {
 }
 
 /** 32 random bytes; the prefix tells a reader which secret this is. */
+/** Where webhook settings keep a sealed value, for key rotation (lib/keys): one entry per environment. */
+export const sealedWebhookSettings = { namespace: 'webhook-settings', lock: (env: string) => `webhook-settings:${env}`, field: 'signing_key' } as const;
+
 export const generateSigningKey = () => `whsk_${randomBytes(32).toString('base64url')}`;
 
 /**
@@ -46,10 +49,10 @@ export const generateSigningKey = () => `whsk_${randomBytes(32).toString('base64
  */
 export function createWebhookSettingsStore(deps: { storage: Storage; cipher: Cipher; environments: readonly Environment[]; cacheTtlMs: number }): WebhookSettingsStore {
   const { storage, cipher } = deps;
-  const kv = storage.keyv<StoredSettings>('webhook-settings');
+  const kv = storage.keyv<StoredSettings>(sealedWebhookSettings.namespace);
   const cache = createReadCache<WebhookSettings>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const configured = new Map(deps.environments.map((env) => [env.name, env]));
-  const lock = (env: string) => `webhook-settings:${env}`;
+  const lock = sealedWebhookSettings.lock;
 
   const effective = (env: string, stored: StoredSettings): WebhookSettings => {
     const config = configured.get(env);

@@ -4,10 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { createPorticoClient, PorticoError, verifyWebhookSignature, type PorticoClient } from '../../lib/client/index.js';
 import { devKey, startGateway } from '../helpers/gateway.js';
+import { bundleScript } from '../scripts/fixtures.js';
 import { fakeProvider, type Received } from '../helpers/http.js';
 
-const defineUrl = new URL('../../lib/scripts/define/index.ts', import.meta.url).href;
-const header = `import { z } from 'zod';\nimport { createSync, createAction } from ${JSON.stringify(defineUrl)};\n`;
 const apiKey = 'sk_fake_every_call_0042';
 
 async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -41,10 +40,10 @@ t.test('every SDK call, against a real gateway', async (t) => {
   const root = t.testdir({ scripts: {}, bundles: {} });
   const dir = join(root, 'scripts');
   const docs = join(dir, 'docs.mjs');
-  writeFileSync(docs, `${header}export default createSync({ frequency: 'every day', autoStart: false, models: { Doc: z.object({ id: z.string(), title: z.string() }) },
-    exec: async (s) => { const { data } = await s.get({ endpoint: '/docs' }); await s.batchSave(data, 'Doc'); await s.log('saved docs', { level: 'warn' }); } });\n`);
+  writeFileSync(docs, bundleScript(`export default createSync({ frequency: 'every day', autoStart: false, models: { Doc: z.object({ id: z.string(), title: z.string() }) },
+    exec: async (s) => { const { data } = await s.get({ endpoint: '/docs' }); await s.batchSave(data, 'Doc'); await s.log('saved docs', { level: 'warn' }); } });\n`));
   const sum = join(dir, 'sum.mjs');
-  writeFileSync(sum, `${header}export default createAction({ input: z.object({ a: z.number(), b: z.number() }), output: z.object({ sum: z.number() }), exec: async (s, i) => ({ sum: i.a + i.b }) });\n`);
+  writeFileSync(sum, bundleScript(`export default createAction({ input: z.object({ a: z.number(), b: z.number() }), output: z.object({ sum: z.number() }), exec: async (s, i) => ({ sum: i.a + i.b }) });\n`));
 
   const provider = await fakeProvider((req: Received, res) => {
     res.setHeader('content-type', 'application/json');
@@ -143,7 +142,7 @@ t.test('every SDK call, against a real gateway', async (t) => {
   const logPages: unknown[][] = [];
   for await (const page of portico.scriptLogPages({ script: 'docs', limit: 1 })) logPages.push(page);
   t.ok(logPages.length >= 1 && logPages.every((p) => p.length <= 1));
-  const echo = `${header}export default createAction({ input: z.object({ v: z.string() }), output: z.object({ v: z.string() }), exec: async (s, i) => i });`;
+  const echo = bundleScript(`export default createAction({ input: z.object({ v: z.string() }), output: z.object({ v: z.string() }), exec: async (s, i) => i });`);
   t.match(await portico.deployScripts([{ integration: 'fake', name: 'echo', bundle: echo }]), [{ name: 'echo', type: 'action', origin: 'deploy', hash: /^[0-9a-f]{64}$/ }]);
   t.same(await portico.triggerAction({ ...where, actionName: 'echo', input: { v: 'deployed' } }), { v: 'deployed' });
 

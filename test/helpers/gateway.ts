@@ -1,3 +1,4 @@
+import './script-processes.js';
 import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import { createMemoryStorage } from '../../adapters/storage/index.js';

@@ -3,13 +3,13 @@ import { createMemoryStorage } from '../../adapters/storage/index.js';
 import { createGateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
 import { devKey, prodKey, testEncryptionKey } from '../helpers/gateway.js';
-import { defineUrl, writeScript } from './fixtures.js';
+import { bundleScript, writeScript } from './fixtures.js';
 import { json, scriptSetup } from './setup.js';
 
-const header = `import { z } from 'zod';\nimport { createSync, createAction } from ${JSON.stringify(defineUrl)};\n`;
-const echoBundle = `${header}export default createAction({ description: 'Echoes', input: z.object({ v: z.string() }), output: z.object({ v: z.string(), version: z.number() }), exec: async (s, input) => ({ v: input.v, version: 1 }) });`;
-const echoV2 = echoBundle.replace('version: 1', 'version: 2');
-const syncBundle = `${header}export default createSync({ frequency: 'every 30 minutes', models: { Doc: z.object({ id: z.string(), title: z.string() }) }, exec: async () => {} });`;
+const echoSource = `export default createAction({ description: 'Echoes', input: z.object({ v: z.string() }), output: z.object({ v: z.string(), version: z.number() }), exec: async (s, input) => ({ v: input.v, version: 1 }) });`;
+const echoBundle = bundleScript(echoSource);
+const echoV2 = bundleScript(echoSource.replace('version: 1', 'version: 2'));
+const syncBundle = bundleScript(`export default createSync({ frequency: 'every 30 minutes', models: { Doc: z.object({ id: z.string(), title: z.string() }) }, exec: async () => {} });`);
 
 t.test('the CLI deploys compiled bundles: listed, run, replaced, scheduled; bad deploys change nothing', async (t) => {
   const s = await scriptSetup(t, { respond: (_req, res) => json(res, {}), scripts: { bundleDir: t.testdir({}) } });

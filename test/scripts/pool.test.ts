@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
+import { childFlags, permissionFlag } from '../../lib/scripts/runtime/child-flags.js';
 import { createWorkerPool } from '../../lib/scripts/runtime/pool.js';
 import type { RunContext } from '../../lib/scripts/runtime/protocol.js';
 import { listen } from '../helpers/http.js';
@@ -14,7 +15,7 @@ t.test('an action runs in a worker: input validated, output returned as JSON', a
     input: z.object({ n: z.number() }), output: z.object({ doubled: z.number() }),
     exec: async (service, input) => { await service.log('doubling', { level: 'warn' }); return { doubled: input.n * 2 }; },
   });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 64 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64 });
   t.teardown(() => pool.close());
   const logs: string[] = [];
   const ok = await pool.run(file, { type: 'action', context, input: { n: 21 }, outputLimitBytes: 1000 }, { onCall: async () => null, onLog: (l, m) => logs.push(`${l}:${m}`) }, 10_000);
@@ -33,7 +34,7 @@ t.test('a spinning script is stopped at its time limit while the main thread kee
     input: z.object({}), output: z.object({}),
     exec: async () => { for (;;) {} },
   });`)).href;
-  const pool = createWorkerPool({ size: 2, heapMb: 64 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 2, heapMb: 64 });
   t.teardown(() => pool.close());
   const server = await listen((_req, res) => res.end('pong'));
   t.teardown(() => server.close());
@@ -56,7 +57,7 @@ t.test('a script exhausting its heap is stopped and reported', async (t) => {
     input: z.object({}), output: z.object({}),
     exec: async () => { const hoard = []; for (;;) hoard.push({ text: 'x'.repeat(64) + hoard.length }); },
   });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 32 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 32 });
   t.teardown(() => pool.close());
   t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 60_000), { ok: false, reason: 'memory' });
 });
@@ -64,9 +65,39 @@ t.test('a script exhausting its heap is stopped and reported', async (t) => {
 t.test('a module that never finishes loading is stopped at the load limit', async (t) => {
   const dir = t.testdir({});
   const file = pathToFileURL(writeScript(dir, 'stuck.mjs', `for (;;) {}\nexport default createAction({ input: z.object({}), output: z.object({}), exec: async () => ({}) });`)).href;
-  const pool = createWorkerPool({ size: 1, heapMb: 64, loadTimeoutMs: 3_000 });
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64, loadTimeoutMs: 3_000 });
   t.teardown(() => pool.close());
   t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 1_000), {
     ok: false, reason: 'timeout', error: { code: 'timeout', message: /did not load within 3000 ms/ },
   });
+});
+
+t.test('a crashing script ends its process and its run, with the reason; the next run gets a fresh process', async (t) => {
+  const dir = t.testdir({});
+  const exit = pathToFileURL(writeScript(dir, 'exit.mjs', `export default createAction({ input: z.object({}), output: z.object({}), exec: async () => { process.exit(3); } });`)).href;
+  const stray = pathToFileURL(writeScript(dir, 'stray.mjs', `export default createAction({ input: z.object({}), output: z.object({}),
+    exec: async () => { setTimeout(() => { throw new Error('stray timer blew up'); }, 10); await new Promise(() => {}); } });`)).href;
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64 });
+  t.teardown(() => pool.close());
+  const task = { type: 'action' as const, context, input: {}, outputLimitBytes: 1000 };
+  t.match(await pool.run(exit, task, quiet, 10_000), { ok: false, reason: 'crashed', error: { message: /process stopped: exited with code 3/ } });
+  t.match(await pool.run(stray, task, quiet, 10_000), { ok: false, reason: 'script_error', error: { code: 'script_crashed', message: 'stray timer blew up' } });
+  t.match(await pool.run(exit, { type: 'inspect' }, quiet, 10_000), { ok: true }, 'a fresh process serves the next task');
+});
+
+t.test('a script cannot restart its own clock by claiming to have just started', async (t) => {
+  const dir = t.testdir({});
+  const file = pathToFileURL(writeScript(dir, 'forge.mjs', `export default createAction({ input: z.object({}), output: z.object({}),
+    exec: async () => { setInterval(() => process.send({ type: 'started' }), 50); await new Promise(() => {}); } });`)).href;
+  const pool = createWorkerPool({ readable: [`${dir}/`], size: 1, heapMb: 64, loadTimeoutMs: 120_000 });
+  t.teardown(() => pool.close());
+  t.match(await pool.run(file, { type: 'action', context, input: {}, outputLimitBytes: 1000 }, quiet, 1_500), { ok: false, reason: 'timeout', error: { message: /longer than 1500 ms/ } });
+});
+
+t.test('the permission flag follows the Node version', async (t) => {
+  t.equal(permissionFlag('20.20.2'), '--experimental-permission');
+  t.equal(permissionFlag('22.12.0'), '--experimental-permission');
+  t.equal(permissionFlag('22.13.0'), '--permission');
+  t.equal(permissionFlag('24.21.0'), '--permission');
+  t.match(childFlags({ readable: ['/a/', '/b.mjs'], heapMb: 64 }, '24.0.0'), ['--permission', '--allow-fs-read=/a/', '--allow-fs-read=/b.mjs', '--no-addons', '--max-old-space-size=64']);
 });

@@ -21,7 +21,8 @@ export const deployCommand: Command = {
   },
   details: `
 Compiles first (as portico compile, the type-check once the plan is accepted), then replaces the environment's deployed scripts with these
-bundles (POST /scripts/deploy): the secret key names the environment. The plan lists each script
+bundles (POST /scripts/deploy): the key names the environment (SERVICE_DEPLOY_KEY when the
+environment has a deploy key, else its secret key). The plan lists each script
 as added (+), changed (~), unchanged (=) or removed (-). Removing a deployed sync, or a model
 from a sync, is destructive: at a terminal the command asks; elsewhere (CI, --json) it stops
 unless --allow-destructive is given. When nothing changed, nothing is uploaded.
@@ -31,7 +32,7 @@ Exit codes: 0 deployed (or nothing to do), 1 compile errors or the gateway refus
 was not confirmed (nothing changed).`,
   async run(context) {
     const { io, reporter, values } = context;
-    const target = gatewayTarget(context);
+    const target = gatewayTarget(context, 'deploy');
     const { root, outDir } = projectPaths(context);
     // Bundled and loaded first (the plan needs what each script declares); the slower
     // type-check runs once the plan is confirmed, before anything is uploaded.

@@ -5,6 +5,7 @@ import type { WorkerPool } from '../runtime/pool.js';
 import type { ScriptManifest } from '../runtime/protocol.js';
 import type { BundleStore, DeployedScript, Deployment } from './bundles.js';
 import { readScriptsDirectory } from './directory.js';
+import { parseManifest } from './manifest.js';
 
 /** A script enabled for one integration. */
 export interface ScriptEntry {
@@ -58,11 +59,17 @@ export interface RegistryDeps {
 
 export const scriptName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
-/** Imports the module in a worker and checks what it declares. */
-async function inspect(deps: RegistryDeps, file: string): Promise<{ ok: true; manifest: ScriptManifest } | { ok: false; message: string }> {
-  const outcome = await deps.pool.run(file, { type: 'inspect' }, { onCall: async () => null, onLog: () => {} }, deps.inspectTimeoutMs ?? 30_000);
+/**
+ * Loads the module in a script process (never in the gateway) and checks what it declares. A
+ * deploy's bundle is loaded in a process of the deploying environment's.
+ */
+async function inspect(deps: RegistryDeps, file: string, environment?: string): Promise<{ ok: true; manifest: ScriptManifest } | { ok: false; message: string }> {
+  const task = environment === undefined ? { type: 'inspect' as const } : { type: 'inspect' as const, environment };
+  const outcome = await deps.pool.run(file, task, { onCall: async () => null, onLog: () => {} }, deps.inspectTimeoutMs ?? 30_000);
   if (!outcome.ok) return { ok: false, message: outcome.error.message };
-  const manifest = outcome.value as ScriptManifest;
+  // The script's process said so: believed only in the shape a manifest has.
+  const manifest = parseManifest(outcome.value);
+  if (!manifest) return { ok: false, message: 'the script runtime answered something that is not a script manifest' };
   if (manifest.type === 'sync') {
     const frequency = parseFrequency(manifest.frequency ?? '', deps.minimumFrequencyMs);
     if (!frequency.ok) return { ok: false, message: frequency.reason };
@@ -115,7 +122,7 @@ export async function createScriptRegistry(deps: RegistryDeps, registered: { mod
       const next: DeployedScript[] = [];
       for (const s of scripts) {
         const hash = await deps.bundles.putSource(s.bundle);
-        const result = await inspect(deps, await deps.bundles.fileFor(hash));
+        const result = await inspect(deps, await deps.bundles.fileFor(hash), env);
         if (!result.ok) failures.push({ integration: s.integration, name: s.name, message: result.message });
         else next.push({ integration: s.integration, name: s.name, hash, manifest: result.manifest });
       }

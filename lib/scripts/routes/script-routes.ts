@@ -34,6 +34,11 @@ export function createScriptAdminRoutes(api: RoutesApi): Router<GatewayState> {
   });
 
   router.post('/scripts/deploy', async (ctx) => {
+    const { environment, keyRole } = ctx.state;
+    if (environment.deploysDisabled) fail('deploys_disabled', `Deploys to environment "${environment.name}" are switched off.`);
+    if (environment.deployKey && keyRole !== 'deploy') {
+      fail('forbidden', `Environment "${environment.name}" takes deploys with its deploy key only; its secret key does not deploy.`);
+    }
     const raw = await readJson(ctx, deployBodyLimit);
     const legacy = raw !== null && typeof raw === 'object' ? legacyDeployKeys.filter((k) => k in raw) : [];
     if (legacy.length > 0) fail('unsupported_script_format', legacyFormatMessage(`this deploy (${legacy.join(', ')})`), { field: legacy[0] });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LogLevel } from '../../http/logger.js';
 import { runThreshold } from '../logs/levels.js';
 import { createRunLog } from '../logs/run-log.js';
+import type { TaskOutcome } from '../runtime/pool.js';
 import type { ActionOutput } from '../runtime/protocol.js';
 import type { ActionRunError } from '../state/action-runs.js';
 import { scriptRan } from '../diagnostics.js';
@@ -47,19 +48,19 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
   const log = createRunLog(deps.logs, env, {
     run_id: runId, type: 'action', script: request.action, provider_config_key: pck, connection_id: cid, started_at: new Date().toISOString(),
   }, { threshold: runThreshold(request.logLevel, deps.levelOf(env)) });
-  let over = false;
   const started = performance.now();
-  const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, undefined, () => over);
+  const ended = new AbortController();
+  const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, undefined, ended.signal);
   const outcome = await deps.pool.run(entry.file, {
     type: 'action', context: runContext(deps, connection, runId), input: request.input, outputLimitBytes: deps.limits.outputLimitBytes,
   }, { onCall, onLog: log.write }, deps.limits.actionTimeoutMs);
-  over = true;
+  ended.abort(new Error('the run has ended'));
   let result: ActionRunOutcome;
-  if (outcome.ok) {
-    result = { ok: true, runId, output: outcome.value as ActionOutput };
+  const output = outcome.ok ? checkedOutput(outcome.value, deps.limits.outputLimitBytes) : undefined;
+  if (output && 'json' in output) {
+    result = { ok: true, runId, output };
   } else {
-    const failure = failureOf(outcome);
-    const error: ActionRunError = { ...failure, code: apiCode[failure.code] ?? (outcome.reason === 'script_error' ? 'action_failed' : failure.code) };
+    const error: ActionRunError = output ?? actionError(outcome as Extract<TaskOutcome, { ok: false }>);
     // Bad input is the caller's mistake, not the script's: worth a warning, not an error.
     log.write(error.code === 'invalid_action_input' ? 'warn' : 'error', `action failed (${error.code}): ${error.message}`);
     result = { ok: false, runId, error };
@@ -67,4 +68,26 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
   scriptRan({ environment: env, providerConfigKey: pck, script: request.action, kind: 'action', outcome: result.ok ? 'success' : 'failed', code: result.ok ? null : result.error.code, durationMs: performance.now() - started });
   await log.flush().catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
   return result;
+}
+
+function actionError(outcome: Extract<TaskOutcome, { ok: false }>): ActionRunError {
+  const failure = failureOf(outcome);
+  return { ...failure, code: apiCode[failure.code] ?? (outcome.reason === 'script_error' ? 'action_failed' : failure.code) };
+}
+
+/**
+ * The output as the script's process reported it. The process runs untrusted code and could
+ * skip its own checks, so the 2 MB limit and the JSON are checked again here.
+ */
+function checkedOutput(value: unknown, limit: number): ActionOutput | ActionRunError {
+  const json = (value as Partial<ActionOutput> | null)?.json;
+  const bytes = typeof json === 'string' ? Buffer.byteLength(json) : 0;
+  if (typeof json !== 'string') return { code: 'invalid_action_output', message: 'the action returned no output' };
+  if (bytes > limit) return { code: 'action_output_too_large', message: `the action's output is ${bytes} bytes; the limit is ${limit} bytes (use the proxy for larger payloads)` };
+  try {
+    JSON.parse(json);
+  } catch {
+    return { code: 'invalid_action_output', message: 'the action\'s output is not JSON' };
+  }
+  return { json, bytes };
 }

@@ -28,10 +28,12 @@ export interface CallDeps {
 type Handler = (args: unknown[]) => Promise<unknown>;
 
 /**
- * The main thread's side of the script service: each method the worker may call, doing the
- * real work (proxy, records, metadata). Calls arriving after the run ended are refused.
+ * The gateway's side of the script service: each method the script process may call, doing the
+ * real work (proxy, records, metadata) for this run's connection and environment only: no
+ * argument names a connection or an environment. `ended` aborts when the run ends or times out:
+ * later calls are refused and proxied calls in flight are cancelled.
  */
-export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCallScope | undefined, isOver: () => boolean) {
+export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
   const { environment: env, providerConfigKey: pck, connectionId: cid } = scope;
   const records = (model: unknown) => {
     if (!sync || typeof model !== 'string' || !sync.models.includes(model)) throw new Error(`not a model of this sync: ${String(model)}`);
@@ -44,7 +46,7 @@ export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCa
   };
 
   const handlers: Record<string, Handler> = {
-    proxy: async ([config]) => deps.host.proxyRequest(toHostRequest({ environment: env, providerConfigKey: pck, connectionId: cid }, config)),
+    proxy: async ([config]) => deps.host.proxyRequest({ ...toHostRequest({ environment: env, providerConfigKey: pck, connectionId: cid }, config), signal: ended }),
     getConnection: async (): Promise<ScriptConnection> => {
       const c = await deps.connections.require(env, pck, cid);
       return {
@@ -91,7 +93,7 @@ export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCa
   };
 
   return async (method: string, args: unknown[]): Promise<unknown> => {
-    if (isOver()) throw new Error(`${method}: the run has ended`);
+    if (ended.aborted) throw new Error(`${method}: the run has ended`);
     const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
     if (!handler) throw new Error(`unknown service call ${method}`);
     return handler(args);

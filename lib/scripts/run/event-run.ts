@@ -16,10 +16,10 @@ export async function runOnEvent(
   const log = createRunLog(deps.logs, env, {
     run_id: runId, type: 'on-event', script: entry.name, provider_config_key: pck, connection_id: cid, started_at: new Date().toISOString(),
   }, { threshold: runThreshold(undefined, deps.levelOf(env)) });
-  let over = false;
-  const onCall = createCallHandler(deps, target, undefined, () => over);
+  const ended = new AbortController();
+  const onCall = createCallHandler(deps, target, undefined, ended.signal);
   const outcome = await deps.pool.run(entry.file, { type: 'on-event', context: runContext(deps, connection, runId) }, { onCall, onLog: log.write }, deps.limits.actionTimeoutMs);
-  over = true;
+  ended.abort(new Error('the run has ended'));
   if (!outcome.ok) {
     const failure = failureOf(outcome);
     log.write('error', `${entry.manifest.event ?? 'event'} script failed (${failure.code}): ${failure.message}`);

@@ -57,12 +57,12 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
     log.write('info', `sync run started: trigger ${request.trigger}, mode ${mode}${scheduledAt ? `, slot ${scheduledAt}` : ''}`);
 
     const counts: ModelCounts = Object.fromEntries(models.map((m) => [m, { added: 0, updated: 0, deleted: 0 }]));
-    let over = false;
-    const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, { target: request, states: deps.states, models, mode, counts }, () => over);
+    const ended = new AbortController();
+    const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, { target: request, states: deps.states, models, mode, counts }, ended.signal);
     const outcome = await deps.pool.run(entry.file, {
       type: 'sync', context: runContext(deps, connection, runId), mode, lastSyncDate: state.last_success_started_at,
     }, { onCall, onLog: log.write }, deps.limits.syncTimeoutMs);
-    over = true;
+    ended.abort(new Error('the run has ended'));
 
     const target = (model: string): RecordsTarget => ({ environment: env, providerConfigKey: pck, connectionId: cid, model });
     let error: RunInfo['error'] = outcome.ok ? null : failureOf(outcome);

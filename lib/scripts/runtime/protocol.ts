@@ -34,7 +34,8 @@ export interface RunContext {
 }
 
 export type Task =
-  | { type: 'inspect' }
+  /** `environment`: whose process reads the module (a deploy's); none for the operator's registered modules. */
+  | { type: 'inspect'; environment?: string }
   | { type: 'sync'; context: RunContext; mode: 'full' | 'incremental'; lastSyncDate: string | null }
   | { type: 'action'; context: RunContext; input: unknown; outputLimitBytes: number }
   | { type: 'on-event'; context: RunContext };
@@ -50,7 +51,7 @@ export interface SerializedError {
 }
 
 export type ToWorker =
-  | { type: 'run'; file: string; task: Task; nice: number }
+  | { type: 'run'; file: string; task: Task }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: SerializedError };
 

@@ -1,32 +1,16 @@
-// The worker thread's entry: runs one task at a time for the pool, turning every effect the
-// script asks for into a message to the main thread.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+// The script process's entry: runs one task at a time for the pool, turning every effect the
+// script asks for into a message over the IPC channel. This process holds no key, no store
+// and no credential: it gets only what each service call answers for the run it is doing.
 import type { FromWorker, SerializedError, ToWorker } from '../protocol.js';
 import { serializeError } from '../protocol.js';
 import { execute, loadScript } from './execute.js';
 
-const port = parentPort;
-if (!port) throw new Error('the script worker must run in a worker thread');
-
-// Scripts run at a lower CPU priority than the gateway (Linux: this thread's nice value), so a
-// script that spins gets a small share of a core the event loop needs.
-let niceSet: number | undefined;
-function lowerPriority(nice: number) {
-  if (niceSet === nice) return;
-  niceSet = nice;
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
-  } catch {
-    // Not Linux, or /proc unavailable: the thread keeps the process's priority.
-  }
-}
+const send = process.send?.bind(process);
+if (!send) throw new Error('the script runtime must be started with an IPC channel');
 
 let nextCallId = 1;
 const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-const post = (message: FromWorker) => port.postMessage(message);
+const post = (message: FromWorker) => { send(message); };
 
 function revive(error: SerializedError): Error {
   return Object.assign(new Error(error.message), { name: error.name, ...(error.code ? { code: error.code } : {}) });
@@ -38,7 +22,17 @@ const call = (method: string, args: unknown[]) => new Promise<unknown>((resolve,
   post({ type: 'call', id, method, args });
 });
 
-port.on('message', (message: ToWorker) => {
+// An error nothing caught (a stray timer, an unawaited promise) ends the run with its message;
+// the process then exits, and the pool starts a fresh one for the next run.
+const fatal = (error: unknown) => {
+  send({ type: 'done', ok: false, error: { ...serializeError(error), code: 'script_crashed' } } satisfies FromWorker, () => process.exit(70));
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+// The gateway going away closes the channel: nothing is left to work for.
+process.on('disconnect', () => process.exit(0));
+
+process.on('message', (message: ToWorker) => {
   if (message.type === 'reply') {
     const waiter = pending.get(message.id);
     pending.delete(message.id);
@@ -49,7 +43,6 @@ port.on('message', (message: ToWorker) => {
   }
   void (async () => {
     try {
-      lowerPriority(message.nice);
       const script = await loadScript(message.file);
       post({ type: 'started' });
       const value = await execute(script, message.task, call, (level, text) => post({ type: 'log', level, message: text }));

@@ -1,0 +1,1 @@
+export { resealAll, type ResealProgress } from './reseal.js';
