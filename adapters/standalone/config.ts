@@ -13,7 +13,10 @@ export interface StandaloneConfig {
   secretKeyGenerated: boolean;
   encryptionKey: string | undefined;
   providersFile: string | undefined;
+  /** SERVICE_LOG_LEVEL (LOG_LEVEL still read): request and application logs. */
   logLevel: LogLevel | 'silent';
+  /** SERVICE_LOG_FILE: append logs to this file instead of stdout. */
+  logFile: string | undefined;
   webhookUrl: string | undefined;
   webhookSecondaryUrl: string | undefined;
   webhookSigningKey: string | undefined;
@@ -75,8 +78,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     problems.push('SERVICE_ENCRYPTION_KEY: required with a Redis store (several instances must share the key)');
   }
 
-  const logLevel = get('LOG_LEVEL') ?? 'info';
-  if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`LOG_LEVEL: "${logLevel}" must be debug, info, warn, error or silent`);
+  // LOG_LEVEL is the older name, still read when SERVICE_LOG_LEVEL is unset.
+  const logLevelName = get('SERVICE_LOG_LEVEL') !== undefined || get('LOG_LEVEL') === undefined ? 'SERVICE_LOG_LEVEL' : 'LOG_LEVEL';
+  const logLevel = get(logLevelName) ?? 'info';
+  if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`${logLevelName}: "${logLevel}" must be debug, info, warn, error or silent`);
+  const logFile = get('SERVICE_LOG_FILE');
 
   const webhookUrl = get('SERVICE_WEBHOOK_URL');
   if (webhookUrl !== undefined && !isUrl(webhookUrl)) problems.push(`SERVICE_WEBHOOK_URL: "${webhookUrl}" is not an http(s) URL`);
@@ -103,6 +109,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     encryptionKey,
     providersFile: get('SERVICE_PROVIDERS_FILE'),
     logLevel: logLevel as LogLevel | 'silent',
+    logFile,
     webhookUrl,
     webhookSecondaryUrl,
     webhookSigningKey,

@@ -17,7 +17,7 @@ export interface Standalone {
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
 export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });
   const storage = storageFromUrl(config.storeUrl);
   let encryptionKey = config.encryptionKey;
   if (!encryptionKey) {
@@ -72,6 +72,8 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
         });
         await gateway.close();
         await storage.close();
+        // Buffered lines (the last requests' logs) go out before the process exits.
+        logger.flush();
       })();
       return stopping;
     },

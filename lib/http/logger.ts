@@ -1,3 +1,7 @@
+import { mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+
 export const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -8,43 +12,89 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
   /** Whether a line at `level` would be written; a logger without it is taken to write every level. */
   enabled?(level: LogLevel): boolean;
+  /** Writes out what is buffered; call before the process exits. A logger without it buffers nothing. */
+  flush?(): void;
 }
 
 export interface LoggerOptions {
   level?: LogLevel | 'silent';
-  /** Where lines go; one JSON document per call. Defaults to stdout. */
+  /**
+   * Where lines go: `stdout` (default) or a file path, appended to. Lines are buffered and
+   * written asynchronously; `flush()` writes out the rest.
+   */
+  destination?: 'stdout' | string;
+  /** Receives each line instead (tests, custom sinks); one JSON document per call, no newline. */
   write?: (line: string) => void;
 }
 
-// Field names whose values never reach a log line, whatever their nesting.
-const secretField = /token|secret|password|authorization|api[-_]?key|private[-_]?key|credential|cookie|signature/i;
-
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = secretField.test(key) ? '[redacted]' : redact(inner, depth + 1);
-  }
-  return out;
-}
+/**
+ * Fields that may hold a secret, wherever a caller put them: at the top of the fields or one
+ * level down (`headers.authorization`, `credentials.*`). Paths, compiled once by pino, instead
+ * of walking every object of every line.
+ */
+const secretNames = [
+  'authorization', 'cookie', 'token', 'access_token', 'refresh_token', 'id_token', 'secret', 'client_secret',
+  'password', 'api_key', 'apiKey', 'private_key', 'privateKey', 'credentials', 'signature', 'secret_key',
+];
+export const redactedPaths = secretNames.flatMap((name) => [name, `*.${name}`]);
 
 export function isLogLevel(value: string): value is LogLevel {
   return (logLevels as readonly string[]).includes(value);
 }
 
-/** Structured JSON logs, one line per call, secrets redacted by field name. */
-export function createLogger(options: LoggerOptions = {}): Logger {
+/** Bytes gathered before a write; a timer writes out a partial buffer so a quiet server's lines still appear. */
+const bufferBytes = 4096;
+const flushEveryMs = 1000;
+
+function openLogFile(path: string): number {
+  mkdirSync(dirname(path), { recursive: true });
+  return openSync(path, 'a');
+}
+
+function destinationOf(options: LoggerOptions): { stream: DestinationStream; flush: () => void } {
+  const write = options.write;
+  if (write) return { stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }, flush: () => {} };
+  const target = options.destination ?? 'stdout';
+  // Opened here, synchronously: a flush before an asynchronous open finished would lose the buffer.
+  const fd = target === 'stdout' ? 1 : openLogFile(target);
+  const stream = pino.destination({ dest: fd, sync: false, minLength: bufferBytes });
+  const timer = setInterval(() => {
+    stream.flush();
+  }, flushEveryMs);
+  timer.unref();
+  return {
+    stream,
+    flush: () => {
+      try {
+        stream.flushSync();
+      } catch {
+        // An asynchronous write still under way: it lands on its own; a shutdown must not fail on logs.
+      }
+    },
+  };
+}
+
+/** Structured JSON logs through pino: one line per call, secrets redacted by field path. */
+export function createLogger(options: LoggerOptions = {}): Logger & { flush(): void } {
   const level = options.level ?? 'info';
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const threshold = level === 'silent' ? Infinity : logLevels.indexOf(level);
+  const out = destinationOf(options);
+  const log: Pino = pino({
+    level,
+    base: null,
+    // Today's line shape: {"level":"info","time":"<ISO>",…,"msg":"…"}.
+    formatters: { level: (label) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+  }, out.stream);
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
-    if (logLevels.indexOf(at) < threshold) return;
-    const extra = fields ? (redact(fields) as Record<string, unknown>) : {};
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...extra }));
+    if (fields) log[at](fields, message);
+    else log[at](message);
   };
   return {
     debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
-    enabled: (at) => logLevels.indexOf(at) >= threshold,
+    enabled: (at) => log.isLevelEnabled(at),
+    flush: () => {
+      out.flush();
+    },
   };
 }

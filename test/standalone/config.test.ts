@@ -27,3 +27,13 @@ t.test('every bad variable is listed at once', async (t) => {
 t.test('a Redis store needs an explicit encryption key', async (t) => {
   t.throws(() => readConfig({ SERVICE_STORE_URL: 'redis://127.0.0.1:6379' }), /SERVICE_ENCRYPTION_KEY/);
 });
+
+t.test('log level: SERVICE_LOG_LEVEL, the older LOG_LEVEL still read; SERVICE_LOG_FILE', async (t) => {
+  t.equal(readConfig({}).logLevel, 'info');
+  t.equal(readConfig({}).logFile, undefined, 'stdout by default');
+  t.equal(readConfig({ SERVICE_LOG_LEVEL: 'warn' }).logLevel, 'warn');
+  t.equal(readConfig({ LOG_LEVEL: 'error' }).logLevel, 'error', 'the older name works');
+  t.equal(readConfig({ SERVICE_LOG_LEVEL: 'debug', LOG_LEVEL: 'error' }).logLevel, 'debug', 'the documented name wins');
+  t.throws(() => readConfig({ SERVICE_LOG_LEVEL: 'loud' }), /SERVICE_LOG_LEVEL: "loud"/);
+  t.equal(readConfig({ SERVICE_LOG_FILE: '/var/log/portico.log' }).logFile, '/var/log/portico.log');
+});

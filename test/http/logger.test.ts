@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { createLogger } from '../../lib/http/logger.js';
+
+t.test('lines keep the JSON shape: level, ISO time, fields, msg', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
+  logger.info('request', { request_id: 'r1', status: 200 });
+  logger.debug('below the threshold');
+  t.equal(lines.length, 1);
+  const line = JSON.parse(lines[0] as string);
+  t.same(Object.keys(line).sort(), ['level', 'msg', 'request_id', 'status', 'time']);
+  t.equal(line.level, 'info');
+  t.equal(line.msg, 'request');
+  t.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+t.test('secrets are redacted by field path, at the top and one level down', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) });
+  logger.error('refresh failed', {
+    access_token: 'tok-top', headers: { authorization: 'Bearer tok-header', accept: 'application/json' },
+    credentials: { apiKey: 'key-1' }, client_secret: 'cs-1', reason: 'revoked',
+  });
+  const line = JSON.parse(lines[0] as string);
+  for (const secret of ['tok-top', 'tok-header', 'key-1', 'cs-1']) t.notMatch(lines[0], secret, `${secret} never written`);
+  t.equal(line.access_token, '[redacted]');
+  t.equal(line.headers.authorization, '[redacted]');
+  t.equal(line.headers.accept, 'application/json', 'other fields stay');
+  t.equal(line.reason, 'revoked');
+});
+
+t.test('a file destination gets every line once flushed', async (t) => {
+  const file = join(t.testdir(), 'logs', 'portico.log');
+  const logger = createLogger({ destination: file });
+  for (let i = 0; i < 50; i++) logger.info('request', { i });
+  logger.flush();
+  const written = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+  t.equal(written.length, 50, 'nothing lost in the buffer');
+  t.same(written.map((l) => l.i), Array.from({ length: 50 }, (_, i) => i), 'in order');
+});
