@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createMemoryOrderedIndex } from './ordered/memory.js';
 
 /**
  * Everything in this process's memory: for tests, demos and single-process gateways that can
@@ -12,6 +13,7 @@ export function createMemoryStorage(): Storage {
   // One Keyv per namespace: same namespace → same data, and no listener pile-up on repeat calls.
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
+  const indexes = new Map<string, ReturnType<typeof createMemoryOrderedIndex>>();
 
   return {
     kind: 'memory',
@@ -28,12 +30,18 @@ export function createMemoryStorage(): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    index(namespace) {
+      let index = indexes.get(namespace);
+      if (!index) indexes.set(namespace, (index = createMemoryOrderedIndex()));
+      return index;
+    },
     async close() {
       await coordinator.close();
       keyvs.clear();
       // Empty the maps themselves: a caller may still hold a Keyv that points at one.
       for (const map of maps.values()) map.clear();
       maps.clear();
+      for (const index of indexes.values()) index.clear();
     },
   };
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 
 type Db = Database.Database;
 type Entry = { key: string; value: unknown; ttl?: number };
@@ -176,6 +177,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
   const table = new SqliteKeyvTable(db);
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
+  const index = createSqliteOrderedIndexes(db);
 
   return {
     kind: 'sqlite',
@@ -191,6 +193,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    index,
     async close() {
       await coordinator.close();
       keyvs.clear();
