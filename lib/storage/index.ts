@@ -1,4 +1,4 @@
 export type { Storage } from './storage.js';
-export { createCollection, type Collection } from './collection.js';
+export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
 export { createReadCache, type ReadCache } from './read-cache.js';
 export { comparePositions, createOrderClock, type IndexPosition, type OrderedIndex } from './ordered-index.js';
