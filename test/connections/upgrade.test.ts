@@ -21,7 +21,7 @@ async function load(storage: Storage) {
 }
 
 type Backend = { name: string; open: (t: Tap) => Promise<Storage | undefined> };
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
+import type { Tap } from '../storage/contract.js';
 
 const backends: Backend[] = [
   { name: 'sqlite', open: async (t) => createSqliteStorage({ path: join(t.testdir(), 'portico.db') }) },
