@@ -16,7 +16,7 @@ t.test('lines keep the JSON shape: level, ISO time, fields, msg', async (t) => {
   t.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
 
-t.test('secrets are redacted by field path, at the top and one level down', async (t) => {
+t.test('secrets are redacted by configured paths: the top level, and request headers', async (t) => {
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) });
   logger.error('refresh failed', {
