@@ -67,6 +67,14 @@ for (const backend of backends) {
     t.equal(await storage.keyv('connections-index').get('dev'), undefined, 'the old id array is gone');
     t.equal(await storage.keyv('integrations-index').get('dev'), undefined);
 
+    const logs = await gw.call('GET', '/logs');
+    t.same(logs.json.data.map((l: { message: string }) => l.message), ['third', 'second', 'first'], 'script logs, newest first');
+    t.same((await gw.call('GET', '/logs?script=issues')).json.data.map((l: { message: string }) => l.message), ['first'], 'by script');
+    t.same((await gw.call('GET', '/logs?connection_id=s1')).json.data.map((l: { run_id: string }) => l.run_id), ['run-2', 'run-2'], 'by connection');
+    const logPage = await gw.call('GET', '/logs?limit=1');
+    t.same((await gw.call('GET', `/logs?limit=5&cursor=${logPage.json.next_cursor}`)).json.data.map((l: { message: string }) => l.message), ['second', 'first'], 'pages');
+    t.equal(await storage.keyv('script-log-index').get('dev'), undefined, 'the old run array is gone');
+
     const created = await gw.call('POST', '/connections', { body: { provider_config_key: 'stripe', connection_id: 'new', credentials: { type: 'API_KEY', apiKey: 'sk_new' } } });
     t.equal(created.status, 201);
     t.same(ids((await gw.call('GET', '/connections')).json).at(-1), 'new', 'a new connection lists after the upgraded ones');
