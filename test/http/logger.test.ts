@@ -40,3 +40,12 @@ t.test('a file destination gets every line once flushed', async (t) => {
   t.equal(written.length, 50, 'nothing lost in the buffer');
   t.same(written.map((l) => l.i), Array.from({ length: 50 }, (_, i) => i), 'in order');
 });
+
+t.test('the request line has the same shape as any other line', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) });
+  logger.request({ request_id: 'r2', method: 'GET', path: '/proxy/x', status: 200 });
+  const line = JSON.parse(lines[0] as string);
+  t.match(line, { level: 'info', msg: 'request', request_id: 'r2', method: 'GET', path: '/proxy/x', status: 200 });
+  t.equal(createLogger({ level: 'warn', write: (l) => lines.push(l) }).enabled('info'), false, 'the edge skips request lines below info');
+});
