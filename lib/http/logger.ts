@@ -1,6 +1,7 @@
 import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import { createLogBuffer } from './log-buffer.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -52,10 +53,6 @@ export function isLogLevel(value: string): value is LogLevel {
   return (logLevels as readonly string[]).includes(value);
 }
 
-/** Bytes gathered before a write; a timer writes out a partial buffer so a quiet server's lines still appear. */
-const bufferBytes = 4096;
-const flushEveryMs = 1000;
-
 function openLogFile(path: string): number {
   mkdirSync(dirname(path), { recursive: true });
   return openSync(path, 'a');
@@ -65,23 +62,9 @@ function destinationOf(options: LoggerOptions): { stream: DestinationStream; flu
   const write = options.write;
   if (write) return { stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }, flush: () => {} };
   const target = options.destination ?? 'stdout';
-  // Opened here, synchronously: a flush before an asynchronous open finished would lose the buffer.
-  const fd = target === 'stdout' ? 1 : openLogFile(target);
-  const stream = pino.destination({ dest: fd, sync: false, minLength: bufferBytes });
-  const timer = setInterval(() => {
-    stream.flush();
-  }, flushEveryMs);
-  timer.unref();
-  return {
-    stream,
-    flush: () => {
-      try {
-        stream.flushSync();
-      } catch {
-        // An asynchronous write still under way: it lands on its own; a shutdown must not fail on logs.
-      }
-    },
-  };
+  // Opened here, synchronously: lines written before an asynchronous open finished would wait on it.
+  const buffer = createLogBuffer(target === 'stdout' ? 'stdout' : { fd: openLogFile(target) });
+  return { stream: buffer, flush: () => buffer.flushSync() };
 }
 
 /** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
