@@ -191,7 +191,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     },
     async delete(env, pck, cid) {
       const stored = await store.get(env, idOf(pck, cid));
-      const existed = await store.delete(env, idOf(pck, cid), stored);
+      // Without a value (a write cut short), still leave the integration's list: deleteAllOf reads it.
+      const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`]);
       cache.delete(cacheKey(env, pck, cid));
       if (existed && stored) {
         await events.publish({ type: 'connection.deleted', environment: env, provider_config_key: pck, connection_id: cid, provider: stored.provider });

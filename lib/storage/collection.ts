@@ -25,7 +25,8 @@ export interface Collection<T extends { order?: number | undefined }> {
    * undefined for a new id: the value keeps its order, and moves between lists as they change.
    */
   put(scope: string, id: string, value: T, previous: T | undefined): Promise<T>;
-  delete(scope: string, id: string, previous: T | undefined): Promise<boolean>;
+  /** `lists`: where the id may still be listed when there is no `previous` (its value already gone). */
+  delete(scope: string, id: string, previous: T | undefined, lists?: readonly string[]): Promise<boolean>;
   /** Up to `limit` positions of a list after `after`, oldest first (newest first when `reverse`). */
   page(scope: string, list: string, limit: number, after?: IndexPosition, reverse?: boolean): Promise<IndexPosition[]>;
   /**
@@ -36,6 +37,8 @@ export interface Collection<T extends { order?: number | undefined }> {
 }
 
 const batch = 500;
+/** 2: ordered indexes (1 was one array of ids per scope). */
+const currentLayout = 2;
 
 export function createCollection<T extends { order?: number | undefined }>(storage: Storage, name: string, options: CollectionOptions<T> = {}): Collection<T> {
   const values = storage.keyv<T>(name);
@@ -44,6 +47,7 @@ export function createCollection<T extends { order?: number | undefined }>(stora
   const key = (scope: string, id: string) => `${scope}\u001f${id}`;
   const listKey = (scope: string, list: string) => `${scope}\u001f${list}`;
   const clock = createOrderClock();
+  const layout = storage.keyv<number>('storage-layout');
 
   const collection: Collection<T> = {
     async get(scope, id) {
@@ -66,15 +70,23 @@ export function createCollection<T extends { order?: number | undefined }>(stora
       for (const l of before) if (!after.includes(l)) await index.remove(listKey(scope, l), id);
       return stored;
     },
-    async delete(scope, id, previous) {
+    async delete(scope, id, previous, lists = []) {
       const existed = await values.delete(key(scope, id));
-      for (const l of previous ? listsOf(previous) : [allList]) await index.remove(listKey(scope, l), id);
+      for (const l of previous ? listsOf(previous) : [allList, ...lists]) await index.remove(listKey(scope, l), id);
       return existed;
     },
     page(scope, list, limit, after, reverse) {
       return index.page(listKey(scope, list), limit, after, reverse);
     },
-    upgrade: () => storage.coordinator.withLock(`${name}-upgrade`, () => upgradeLegacy(), { waitMs: 600_000, ttlMs: 600_000 }),
+    async upgrade() {
+      // Once done, a start skips it: looking for old arrays scans the whole keyspace on Redis.
+      if ((await layout.get(name)) === currentLayout) return 0;
+      return storage.coordinator.withLock(`${name}-upgrade`, async () => {
+        const moved = await upgradeLegacy();
+        await layout.set(name, currentLayout);
+        return moved;
+      }, { waitMs: 600_000, ttlMs: 600_000 });
+    },
   };
 
   /** The older layout: `<name>-index` holds, per scope, the array of every id, oldest first. */

@@ -55,6 +55,11 @@ t.test('filters, pages and changes, read from the ordered indexes', async (t) =>
 
   t.equal((await gw.call('DELETE', '/connections/c06?provider_config_key=b')).status, 200);
   t.same(got(await walk(gw, '&provider_config_key=b', 50)), want((c) => c.pck === 'b' && c.id !== 'c06'), 'a deleted connection leaves every list');
+  // A write cut short between the index and the value: listed, but no value. Listings skip it,
+  // and deleting the integration still ends (it leaves the integration's list).
+  await storage.index('connections').addMany(['all', 'integration:b'].map((l) => ({ list: `dev\u001f${l}`, id: 'b\u001eghost', order: 1 })));
+  t.same(got(await walk(gw, '&provider_config_key=b', 50)), want((c) => c.pck === 'b' && c.id !== 'c06'), 'an entry without a value is skipped');
   t.equal((await gw.call('DELETE', '/integrations/b')).status, 200);
+  t.same(await storage.index('connections').page('dev\u001fintegration:b', 10), [], 'the integration\'s list is empty');
   t.same(got(await walk(gw, '', 50)), want((c) => c.pck === 'a'), 'deleting an integration deletes its connections');
 });

@@ -141,6 +141,9 @@ export function createLogStore(storage: Storage, options: LogStoreOptions = {}):
       }
     },
     async upgrade() {
+      // Once done, a start skips it: looking for old arrays scans the whole keyspace on Redis.
+      const layout = storage.keyv<number>('storage-layout');
+      if ((await layout.get('script-logs')) === 2) return 0;
       const legacy = storage.keyv<RunSummary[]>('script-log-index');
       let moved = 0;
       for await (const [env, list] of legacy.iterator?.(undefined) ?? []) {
@@ -149,6 +152,7 @@ export function createLogStore(storage: Storage, options: LogStoreOptions = {}):
         await legacy.delete(env);
         moved += list.length;
       }
+      await layout.set('script-logs', 2);
       return moved;
     },
   };
