@@ -4,6 +4,7 @@ import t from 'tap';
 import { createRedisStorage, createSqliteStorage } from '../../adapters/storage/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { startGateway } from '../helpers/gateway.js';
+import type { Tap } from '../storage/contract.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 
 /**
@@ -21,7 +22,6 @@ async function load(storage: Storage) {
 }
 
 type Backend = { name: string; open: (t: Tap) => Promise<Storage | undefined> };
-import type { Tap } from '../storage/contract.js';
 
 const backends: Backend[] = [
   { name: 'sqlite', open: async (t) => createSqliteStorage({ path: join(t.testdir(), 'portico.db') }) },
