@@ -2,6 +2,7 @@ import Keyv from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createMemoryOrderedIndex } from './ordered/memory.js';
+import { createKeyvQueue } from './queue/keyv-queue.js';
 
 /**
  * Everything in this process's memory: for tests, demos and single-process gateways that can
@@ -15,7 +16,7 @@ export function createMemoryStorage(): Storage {
   const coordinator = createMemoryCoordinator();
   const indexes = new Map<string, ReturnType<typeof createMemoryOrderedIndex>>();
 
-  return {
+  const storage: Storage = {
     kind: 'memory',
     shared: false,
     keyv<T = unknown>(namespace: string): Keyv<T> {
@@ -35,6 +36,7 @@ export function createMemoryStorage(): Storage {
       if (!index) indexes.set(namespace, (index = createMemoryOrderedIndex()));
       return index;
     },
+    queue: (name, options) => createKeyvQueue(storage, name, options),
     async close() {
       await coordinator.close();
       keyvs.clear();
@@ -44,4 +46,5 @@ export function createMemoryStorage(): Storage {
       for (const index of indexes.values()) index.clear();
     },
   };
+  return storage;
 }

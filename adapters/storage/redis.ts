@@ -4,6 +4,7 @@ import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { createRedisOrderedIndexes } from './ordered/redis.js';
+import { createBullmqQueue } from './queue/bullmq-queue.js';
 
 /** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
 export type RedisClient = ReturnType<typeof createClient>;
@@ -48,7 +49,6 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
   return {
     kind: 'redis',
     shared: true,
-    redis: { url: options.url, prefix },
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {
@@ -63,6 +63,8 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     },
     coordinator,
     index: createRedisOrderedIndexes(client, prefix),
+    // BullMQ opens its own connections (blocking reads need one of their own).
+    queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
     async close() {
       await coordinator.close();
       keyvs.clear();

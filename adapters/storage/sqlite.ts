@@ -6,6 +6,7 @@ import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
+import { createKeyvQueue } from './queue/keyv-queue.js';
 
 type Db = Database.Database;
 type Entry = { key: string; value: unknown; ttl?: number };
@@ -179,7 +180,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db);
 
-  return {
+  const storage: Storage = {
     kind: 'sqlite',
     shared: false,
     keyv<T = unknown>(namespace: string): Keyv<T> {
@@ -194,12 +195,14 @@ export function createSqliteStorage(options: { path: string }): Storage {
     },
     coordinator,
     index,
+    queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     async close() {
       await coordinator.close();
       keyvs.clear();
       if (db.open) db.close();
     },
   };
+  return storage;
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
