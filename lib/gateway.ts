@@ -58,6 +58,9 @@ export async function createGateway(options: GatewayOptions) {
 
   const integrations = createIntegrationService({ storage, cipher, catalog, cacheTtlMs });
   const connections = createConnectionService({ storage, cipher, catalog, integrations, events, cacheTtlMs });
+  // A store written by an older version: its per-environment id arrays move into the ordered indexes.
+  await integrations.upgrade();
+  await connections.upgrade();
   const urls = {
     callbackUrl: `${baseUrl}/oauth/callback`,
     setupUrl: `${baseUrl}/oauth/app-setup`,

@@ -18,7 +18,10 @@ export interface StandaloneConfig {
   environments: readonly EnvironmentConfig[];
   encryptionKey: string | undefined;
   providersFile: string | undefined;
+  /** SERVICE_LOG_LEVEL (LOG_LEVEL still read): request and application logs. */
   logLevel: LogLevel | 'silent';
+  /** SERVICE_LOG_FILE: append logs to this file instead of stdout. */
+  logFile: string | undefined;
   /** SERVICE_SCRIPTS_DIR: compiled scripts laid out `<integration>/<name>.js`. */
   scriptsDir: string | undefined;
   /** SERVICE_METRICS_TOKEN: `GET /metrics` on the main port, behind this token. */
@@ -101,6 +104,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   const level = either('SERVICE_LOG_LEVEL', 'LOG_LEVEL');
   const logLevel = level.value ?? 'info';
   if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`${level.variable}: "${logLevel}" must be debug, info, warn, error or silent`);
+  const logFile = get('SERVICE_LOG_FILE');
 
   const scriptsDir = get('SERVICE_SCRIPTS_DIR');
   if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
@@ -121,6 +125,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     encryptionKey,
     providersFile: get('SERVICE_PROVIDERS_FILE'),
     logLevel: logLevel as LogLevel | 'silent',
+    logFile,
     scriptsDir,
     metricsToken,
     metricsPort,

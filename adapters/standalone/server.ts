@@ -41,7 +41,7 @@ function deploySettings(config: StandaloneConfig, name: string): { deployKey?: s
 export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });
   const storage = storageFromUrl(config.storeUrl);
   // Development keys live beside a SQLite database, so data and tools survive a restart.
   const sqlitePath = config.storeUrl.startsWith('sqlite://') ? config.storeUrl.slice('sqlite://'.length) : undefined;
@@ -112,6 +112,8 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
         await Promise.all(closing);
         await gateway.close();
         await storage.close();
+        // Buffered lines (the last requests' logs) go out before the process exits.
+        logger.flush();
       })();
       return stopping;
     },

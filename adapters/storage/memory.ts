@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createMemoryOrderedIndex } from './ordered/memory.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 
 /**
@@ -13,6 +14,7 @@ export function createMemoryStorage(): Storage {
   // One Keyv per namespace: same namespace → same data, and no listener pile-up on repeat calls.
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
+  const indexes = new Map<string, ReturnType<typeof createMemoryOrderedIndex>>();
 
   const storage: Storage = {
     kind: 'memory',
@@ -29,6 +31,11 @@ export function createMemoryStorage(): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    index(namespace) {
+      let index = indexes.get(namespace);
+      if (!index) indexes.set(namespace, (index = createMemoryOrderedIndex()));
+      return index;
+    },
     queue: (name, options) => createKeyvQueue(storage, name, options),
     async close() {
       await coordinator.close();
@@ -36,6 +43,7 @@ export function createMemoryStorage(): Storage {
       // Empty the maps themselves: a caller may still hold a Keyv that points at one.
       for (const map of maps.values()) map.clear();
       maps.clear();
+      for (const index of indexes.values()) index.clear();
     },
   };
   return storage;

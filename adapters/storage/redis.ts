@@ -3,6 +3,7 @@ import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
+import { createRedisOrderedIndexes } from './ordered/redis.js';
 import { createBullmqQueue } from './queue/bullmq-queue.js';
 
 /** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
@@ -22,7 +23,8 @@ export interface RedisStorageOptions {
 /**
  * Keyv namespaces and coordination on one Redis. `shared`: several gateway processes may point
  * at the same Redis and see the same data, locks and counters.
- * Layout: `<prefix>kv:<namespace>::<key>`, `<prefix>lock:<key>`, `<prefix>count:<key>` —
+ * Layout: `<prefix>kv:<namespace>::<key>`, `<prefix>lock:<key>`, `<prefix>count:<key>`,
+ * `<prefix>idx:<namespace>:<list>` (ordered indexes) —
  * distinct sub-prefixes so no namespace or key name can collide with a lock or counter.
  */
 export function createRedisStorage(options: RedisStorageOptions): Storage {
@@ -60,6 +62,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    index: createRedisOrderedIndexes(client, prefix),
     // BullMQ opens its own connections (blocking reads need one of their own).
     queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
     async close() {

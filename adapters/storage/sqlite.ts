@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 
 type Db = Database.Database;
@@ -177,6 +178,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
   const table = new SqliteKeyvTable(db);
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
+  const index = createSqliteOrderedIndexes(db);
 
   const storage: Storage = {
     kind: 'sqlite',
@@ -192,6 +194,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    index,
     queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     async close() {
       await coordinator.close();

@@ -1,12 +1,18 @@
 /** What the harness measures: each target, and how a request to it is addressed. */
 export const benchSecretKey = 'sk_bench_0123456789abcdef';
 
-export type TargetName = 'direct' | 'bare' | 'portico-api-key' | 'portico-oauth2' | 'portico-app';
+export type TargetName = 'direct' | 'bare' | `portico-${Setup}-${'api-key' | 'oauth2' | 'app'}`;
+
+/** Where Portico runs: in the proxies' process with logs off or on (to a file), or as the standalone server (its own process, logs to a file). */
+export type Setup = 'silent' | 'logged' | 'standalone';
 
 export interface Ports {
   upstream: number;
   bare: number;
   portico: number;
+  logged: number;
+  /** Absent when the standalone server is not measured. */
+  standalone: number | undefined;
 }
 
 export interface Target {
@@ -16,6 +22,8 @@ export interface Target {
   /** Path prefix in front of the upstream path. */
   prefix: string;
   headers: Record<string, string>;
+  /** Which process serves it: the proxies' child, or the standalone server. */
+  process: 'proxies' | 'standalone' | 'none';
 }
 
 const porticoHeaders = (integration: string) => ({
@@ -24,12 +32,27 @@ const porticoHeaders = (integration: string) => ({
   'connection-id': 'c',
 });
 
+const setups: { setup: Setup; label: string; port: (ports: Ports) => number | undefined }[] = [
+  { setup: 'silent', label: 'logs off', port: (p) => p.portico },
+  { setup: 'logged', label: 'logs → file', port: (p) => p.logged },
+  { setup: 'standalone', label: 'standalone', port: (p) => p.standalone },
+];
+const modes = [['api-key', 'API key', 'key'], ['oauth2', 'OAuth2', 'oauth'], ['app', 'APP', 'app']] as const;
+
 export function targets(ports: Ports): Target[] {
-  return [
-    { name: 'direct', label: 'direct (no proxy)', port: ports.upstream, prefix: '', headers: {} },
-    { name: 'bare', label: 'bare Koa + http-proxy', port: ports.bare, prefix: '', headers: {} },
-    { name: 'portico-api-key', label: 'Portico, API key', port: ports.portico, prefix: '/proxy', headers: porticoHeaders('key') },
-    { name: 'portico-oauth2', label: 'Portico, OAuth2', port: ports.portico, prefix: '/proxy', headers: porticoHeaders('oauth') },
-    { name: 'portico-app', label: 'Portico, APP', port: ports.portico, prefix: '/proxy', headers: porticoHeaders('app') },
+  const list: Target[] = [
+    { name: 'direct', label: 'direct (no proxy)', port: ports.upstream, prefix: '', headers: {}, process: 'none' },
+    { name: 'bare', label: 'bare Koa + http-proxy', port: ports.bare, prefix: '', headers: {}, process: 'proxies' },
   ];
+  for (const { setup, label, port } of setups) {
+    const at = port(ports);
+    if (at === undefined) continue;
+    for (const [mode, modeLabel, integration] of modes) {
+      list.push({
+        name: `portico-${setup}-${mode}`, label: `Portico ${label}, ${modeLabel}`, port: at, prefix: '/proxy',
+        headers: porticoHeaders(integration), process: setup === 'standalone' ? 'standalone' : 'proxies',
+      });
+    }
+  }
+  return list;
 }

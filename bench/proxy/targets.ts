@@ -1,10 +1,14 @@
 /*
  * The measured proxies, in their own process (so RSS is theirs alone):
  *   - a bare Koa + http-proxy forwarder on a keep-alive agent (the reference);
- *   - Portico, with an API key, an OAuth2 and an APP connection to the same upstream.
+ *   - Portico, with an API key, an OAuth2 and an APP connection to the same upstream, twice:
+ *     request logs off, and on (written to a file, as the standalone server does by default).
  * The upstream's port arrives as argv[2]; ports are reported to the harness over IPC.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -13,6 +17,7 @@ import Koa from 'koa';
 import { createMemoryStorage } from '../../adapters/storage/index.js';
 import { createGateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
+import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}`;
@@ -38,39 +43,28 @@ function bareForwarder() {
   return createServer(app.callback());
 }
 
-const entry = (name: string, authMode: string, extra: Record<string, unknown> = {}) => ({
-  name, display_name: name, logo_url: 'https://example.com/logo.svg', categories: ['bench'], auth_mode: authMode,
-  docs: 'https://example.com/docs', proxy: { base_url: upstream }, ...extra,
-});
-
-async function portico() {
+/** Portico in this process, on the memory store; `logFile` turns the request log on (the standalone server's default, written to a file). */
+async function portico(logFile: string | undefined) {
   const storage = createMemoryStorage();
   const gateway = await createGateway({
     environments: [{ name: 'bench', secretKey: benchSecretKey }],
     storage,
     encryptionKeys: randomBytes(32).toString('base64'),
     baseUrl: 'http://127.0.0.1',
-    // Silent: a log line per request would measure the terminal, not the gateway.
-    logger: createLogger({ level: 'silent' }),
-    providers: [
-      entry('bench-key', 'API_KEY'),
-      entry('bench-oauth', 'OAUTH2', { authorization_url: `${upstream}/oauth/authorize`, token_url: `${upstream}/oauth/token` }),
-      entry('bench-app', 'APP'),
-    ],
+    logger: logFile ? createLogger({ level: 'info', destination: logFile }) : createLogger({ level: 'silent' }),
+    providers: benchProviders(upstream),
   });
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  await gateway.integrations.create('bench', { unique_key: 'key', provider: 'bench-key' });
-  await gateway.integrations.create('bench', { unique_key: 'oauth', provider: 'bench-oauth', credentials: { type: 'OAUTH2', client_id: 'bench', client_secret: 'bench-secret', scopes: [] } });
-  await gateway.integrations.create('bench', { unique_key: 'app', provider: 'bench-app', credentials: { type: 'APP', app_id: '12345', app_link: 'https://example.com/apps/bench', private_key: privateKey } });
-  const expires = new Date(Date.now() + 86_400_000).toISOString();
-  await gateway.connections.upsert('bench', { provider_config_key: 'key', connection_id: 'c', credentials: { type: 'API_KEY', apiKey: 'bench-api-key' } }, 'import');
-  await gateway.connections.upsert('bench', { provider_config_key: 'oauth', connection_id: 'c', credentials: { type: 'OAUTH2', access_token: 'bench-access', refresh_token: 'bench-refresh', expires_at: expires } }, 'import');
-  await gateway.connections.upsert('bench', { provider_config_key: 'app', connection_id: 'c', credentials: { type: 'APP', installation_id: '42' } }, 'import');
+  const { integrations, connections } = benchRecords();
+  for (const integration of integrations) await gateway.integrations.create('bench', integration);
+  for (const connection of connections) await gateway.connections.upsert('bench', connection, 'import');
   return createServer(gateway.callback());
 }
 
 const barePort = await listen(bareForwarder());
-const porticoPort = await listen(await portico());
+const porticoPort = await listen(await portico(undefined));
+const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-logs-'));
+process.on('exit', () => rmSync(logDir, { recursive: true, force: true }));
+const loggedPort = await listen(await portico(join(logDir, 'requests.log')));
 
 /** Garbage-collection pauses so far, by kind: `--verbose` prints them per measurement. */
 const gc = { minor: 0, major: 0, ms: 0 };
@@ -104,5 +98,5 @@ process.on('message', (message: { type: string }) => {
     process.send?.({ type: 'rss', baseline, peak });
   }
 });
-process.send?.({ type: 'ready', barePort, porticoPort });
+process.send?.({ type: 'ready', barePort, porticoPort, loggedPort });
 process.on('disconnect', () => process.exit(0));

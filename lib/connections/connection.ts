@@ -1,3 +1,4 @@
+import type { AuthMode } from '../providers/schema.js';
 import type { ConnectionCredentials } from './credentials.js';
 
 export interface EndUser {
@@ -26,21 +27,34 @@ export interface StoredConnection {
   auth_problem: AuthProblem | null;
   created_at: string;
   updated_at: string;
+  /** The credentials' type, kept in clear so a listing opens no credentials (set on every write since the index layout). */
+  auth_mode?: AuthMode | undefined;
+  /** Its place in the environment's lists (lib/storage collection); set by the store. */
+  order?: number | undefined;
 }
 
 /** A connection as the gateway's code uses it, credentials opened. */
-export interface Connection extends Omit<StoredConnection, 'credentials'> {
+export interface Connection extends Omit<StoredConnection, 'credentials' | 'auth_mode' | 'order'> {
   environment: string;
   credentials: ConnectionCredentials;
 }
 
 /** The API's view. Credentials only where the caller asked for one connection. */
 export function publicConnection(c: Connection, withCredentials: boolean) {
+  return viewOf(c, withCredentials ? { credentials: c.credentials } : { auth_mode: c.credentials.type });
+}
+
+/** The API's view of a stored connection in a listing: nothing sealed is opened. */
+export function listedConnection(s: StoredConnection) {
+  return viewOf(s, { auth_mode: s.auth_mode ?? null });
+}
+
+function viewOf(c: Omit<StoredConnection, 'credentials'>, auth: { credentials: ConnectionCredentials } | { auth_mode: AuthMode | null }) {
   return {
     connection_id: c.connection_id,
     provider_config_key: c.provider_config_key,
     provider: c.provider,
-    ...(withCredentials ? { credentials: c.credentials } : { auth_mode: c.credentials.type }),
+    ...auth,
     connection_config: c.connection_config,
     metadata: c.metadata,
     end_user: c.end_user,

@@ -6,10 +6,10 @@ import { parseOrFail } from '../http/validate.js';
 import { param } from '../http/params.js';
 import type { GatewayState } from '../http/state.js';
 import { uniqueKey } from '../integrations/schema.js';
-import { publicConnection } from './connection.js';
+import { listedConnection, publicConnection } from './connection.js';
 import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
 import type { ConnectionInput, ConnectionService } from './service.js';
-import { decodeOffsetCursor, encodeOffsetCursor } from '../http/offset-cursor.js';
+import { decodePositionCursor, encodePositionCursor } from '../http/position-cursor.js';
 
 /** The integration a single-connection route targets: `?provider_config_key=` or the header. */
 function providerConfigKeyOf(ctx: Context): string {
@@ -44,13 +44,11 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
 
   router.get('/connections', async (ctx) => {
     const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
-    const all = await connections.list(ctx.state.environment.name, query);
-    const offset = query.cursor === undefined ? 0 : decodeOffsetCursor(query.cursor, 'connections');
-    const page = all.slice(offset, offset + query.limit);
-    const next = offset + page.length;
+    const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
+    const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
     ctx.body = {
-      data: page.map((c) => publicConnection(c, false)),
-      next_cursor: next < all.length ? encodeOffsetCursor(next, 'connections') : null,
+      data: page.records.map(listedConnection),
+      next_cursor: page.next ? encodePositionCursor(page.next, 'connections') : null,
     };
   });
 

@@ -4,9 +4,10 @@ import { fail } from '../errors.js';
 import type { EventBus } from '../events/index.js';
 import type { IntegrationService } from '../integrations/index.js';
 import type { Catalog } from '../providers/catalog.js';
-import { createCollection, createReadCache, type Storage } from '../storage/index.js';
+import { createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
+import { connectionLists, listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
 
 export interface ConnectionInput {
   provider_config_key: string;
@@ -17,11 +18,7 @@ export interface ConnectionInput {
   connection_config?: Record<string, string> | undefined;
 }
 
-export interface ConnectionFilter {
-  provider_config_key?: string | undefined;
-  end_user_id?: string | undefined;
-  search?: string | undefined;
-}
+export type { ConnectionFilter, ConnectionPage } from './listing.js';
 
 export interface ConnectionService {
   /** Creates, or overrides an existing connection with the same id (keeping its created_at). */
@@ -36,7 +33,12 @@ export interface ConnectionService {
    * that must see another process's latest write (token refresh).
    */
   reload(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
-  list(env: string, filter: ConnectionFilter): Promise<Connection[]>;
+  /** One page, oldest first, from the environment's ordered index; credentials stay sealed. */
+  list(env: string, filter: ConnectionFilter, page: { limit: number; after?: IndexPosition | undefined }): Promise<ConnectionPage>;
+  /** Every connection id of an integration, a page at a time. */
+  idsOf(env: string, providerConfigKey: string): AsyncIterable<string>;
+  /** Moves connections stored by an older layout into the index (run once at start). */
+  upgrade(): Promise<number>;
   patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
   setMetadata(env: string, providerConfigKey: string, connectionIds: readonly string[], metadata: Record<string, unknown>, mode: 'replace' | 'merge'): Promise<Connection[]>;
   /** Stores new credentials sealed (after a refresh or mint), clearing any auth problem. */
@@ -64,11 +66,15 @@ export const sealedConnections = { collection: 'connections', lock: (env: string
 
 export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
   const { cipher, storage, events } = deps;
-  const store = createCollection<StoredConnection>(storage, sealedConnections.collection);
+  const store = createCollection<StoredConnection>(storage, sealedConnections.collection, {
+    lists: connectionLists,
+    // The older layout kept no auth mode in clear: read it once from the credentials.
+    upgrade: (s) => (s.auth_mode ? s : { ...s, auth_mode: cipher.open<ConnectionCredentials>(s.credentials).type }),
+  });
   const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
 
-  const open = (env: string, s: StoredConnection): Connection => ({
+  const open = (env: string, { order: _order, auth_mode: _mode, ...s }: StoredConnection): Connection => ({
     ...s,
     environment: env,
     credentials: cipher.open<ConnectionCredentials>(s.credentials),
@@ -82,8 +88,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
       const current = await store.get(env, idOf(pck, cid));
       if (!current) notFound(pck, cid);
-      const next = { ...edit(current as StoredConnection), updated_at: new Date().toISOString() };
-      await store.put(env, idOf(pck, cid), next);
+      const next = await store.put(env, idOf(pck, cid), { ...edit(current as StoredConnection), updated_at: new Date().toISOString() }, current);
       cache.delete(cacheKey(env, pck, cid));
       return open(env, next);
     });
@@ -105,6 +110,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
           provider_config_key: pck,
           provider: integration.provider,
           credentials: cipher.seal(input.credentials),
+          auth_mode: input.credentials.type,
           connection_config: input.connection_config ?? existing?.connection_config ?? {},
           metadata: input.metadata ?? existing?.metadata ?? {},
           end_user: input.end_user ?? existing?.end_user ?? null,
@@ -112,7 +118,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
           created_at: existing?.created_at ?? now,
           updated_at: now,
         };
-        await store.put(env, idOf(pck, cid), stored);
+        await store.put(env, idOf(pck, cid), stored, existing);
         cache.delete(cacheKey(env, pck, cid));
         return { connection: open(env, stored), created: !existing };
       });
@@ -144,18 +150,19 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       cache.set(cacheKey(env, pck, cid), connection);
       return connection;
     },
-    async list(env, filter) {
-      const ids = (await store.ids(env)).filter((id) =>
-        !filter.provider_config_key || id.startsWith(filter.provider_config_key + sep));
-      const found = (await store.getMany(env, ids)).filter((s): s is StoredConnection => s !== undefined);
-      const search = filter.search?.toLowerCase();
-      return found
-        .filter((s) => !filter.end_user_id || s.end_user?.id === filter.end_user_id)
-        .filter((s) => !search || s.connection_id.toLowerCase().includes(search) ||
-          Boolean(s.end_user?.email?.toLowerCase().includes(search)) ||
-          Boolean(s.end_user?.display_name?.toLowerCase().includes(search)))
-        .map((s) => open(env, s));
+    list(env, filter, page) {
+      return listConnections(store, env, filter, page.limit, page.after);
     },
+    async *idsOf(env, pck) {
+      let after: IndexPosition | undefined;
+      for (;;) {
+        const positions = await store.page(env, `integration:${pck}`, 500, after);
+        for (const p of positions) yield p.id.slice(pck.length + 1);
+        after = positions.at(-1);
+        if (positions.length < 500) return;
+      }
+    },
+    upgrade: () => store.upgrade(),
     patchEndUser(env, pck, cid, endUser) {
       // Each connection keeps its own copy (spec 2.4): no other connection is touched.
       return change(env, pck, cid, (s) => ({ ...s, end_user: { ...endUser } }));
@@ -186,19 +193,24 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       await events.publish({ type: 'connection.auth_failed', environment: env, provider_config_key: pck, connection_id: cid, provider: updated.provider, code: problem.code, message: problem.message });
     },
     async delete(env, pck, cid) {
-      const existing = await service.get(env, pck, cid);
-      const existed = await store.delete(env, idOf(pck, cid));
+      const stored = await store.get(env, idOf(pck, cid));
+      // Without a value (a write cut short), still leave the integration's list: deleteAllOf reads it.
+      const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`]);
       cache.delete(cacheKey(env, pck, cid));
-      if (existed && existing) {
-        await events.publish({ type: 'connection.deleted', environment: env, provider_config_key: pck, connection_id: cid, provider: existing.provider });
+      if (existed && stored) {
+        await events.publish({ type: 'connection.deleted', environment: env, provider_config_key: pck, connection_id: cid, provider: stored.provider });
       }
       return existed;
     },
     async deleteAllOf(env, pck) {
-      const ids = (await store.ids(env)).filter((id) => id.startsWith(pck + sep));
       let removed = 0;
-      for (const id of ids) if (await service.delete(env, pck, id.slice(pck.length + 1))) removed++;
-      return removed;
+      // Each deletion takes the connection out of the list the ids come from: re-read from the start.
+      for (;;) {
+        const ids: string[] = [];
+        for await (const cid of service.idsOf(env, pck)) if (ids.push(cid) === 500) break;
+        for (const cid of ids) if (await service.delete(env, pck, cid)) removed++;
+        if (ids.length < 500) return removed;
+      }
     },
   };
   return service;

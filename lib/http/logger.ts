@@ -1,3 +1,8 @@
+import { mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import { createLogBuffer } from './log-buffer.js';
+
 export const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -8,43 +13,84 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
   /** Whether a line at `level` would be written; a logger without it is taken to write every level. */
   enabled?(level: LogLevel): boolean;
+  /** Writes out what is buffered; call before the process exits. A logger without it buffers nothing. */
+  flush?(): void;
+  /**
+   * The request log line, at info: fields the gateway builds itself (ids, method, path, statuses,
+   * timings), none of them secret, so written without the redaction pass. A logger without it
+   * gets `info('request', fields)`.
+   */
+  request?(fields: Record<string, unknown>): void;
 }
 
 export interface LoggerOptions {
   level?: LogLevel | 'silent';
-  /** Where lines go; one JSON document per call. Defaults to stdout. */
+  /**
+   * Where lines go: `stdout` (default) or a file path, appended to. Lines are buffered and
+   * written asynchronously; `flush()` writes out the rest.
+   */
+  destination?: 'stdout' | string;
+  /** Receives each line instead (tests, custom sinks); one JSON document per call, no newline. */
   write?: (line: string) => void;
 }
 
-// Field names whose values never reach a log line, whatever their nesting.
-const secretField = /token|secret|password|authorization|api[-_]?key|private[-_]?key|credential|cookie|signature/i;
-
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = secretField.test(key) ? '[redacted]' : redact(inner, depth + 1);
-  }
-  return out;
-}
+/**
+ * Fields that may hold a secret, by path: at the top of a line's fields, and the request
+ * headers one level down. Exact paths, compiled once by pino: a wildcard path (`*.token`)
+ * costs about five times as much per line as the whole rest of the line, so none is used.
+ * Code that logs must put nothing secret elsewhere (it logs ids, statuses, reasons).
+ */
+const secretNames = [
+  'authorization', 'cookie', 'token', 'access_token', 'refresh_token', 'id_token', 'secret', 'client_secret',
+  'password', 'api_key', 'apiKey', 'private_key', 'privateKey', 'credentials', 'signature', 'secret_key',
+];
+export const redactedPaths = [
+  ...secretNames,
+  ...['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'].map((h) => `headers["${h}"]`),
+];
 
 export function isLogLevel(value: string): value is LogLevel {
   return (logLevels as readonly string[]).includes(value);
 }
 
-/** Structured JSON logs, one line per call, secrets redacted by field name. */
-export function createLogger(options: LoggerOptions = {}): Logger {
+function openLogFile(path: string): number {
+  mkdirSync(dirname(path), { recursive: true });
+  return openSync(path, 'a');
+}
+
+function destinationOf(options: LoggerOptions): { stream: DestinationStream; flush: () => void } {
+  const write = options.write;
+  if (write) return { stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }, flush: () => {} };
+  const target = options.destination ?? 'stdout';
+  // Opened here, synchronously: lines written before an asynchronous open finished would wait on it.
+  const buffer = createLogBuffer(target === 'stdout' ? 'stdout' : { fd: openLogFile(target) });
+  return { stream: buffer, flush: () => buffer.flushSync() };
+}
+
+/** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
+export function createLogger(options: LoggerOptions = {}): Logger & { flush(): void; request(fields: Record<string, unknown>): void } {
   const level = options.level ?? 'info';
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const threshold = level === 'silent' ? Infinity : logLevels.indexOf(level);
+  const out = destinationOf(options);
+  const shape = {
+    level,
+    base: null,
+    // Today's line shape: {"level":"info","time":"<ISO>",…,"msg":"…"}.
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  const log: Pino = pino({ ...shape, redact: { paths: redactedPaths, censor: '[redacted]' } }, out.stream);
+  // The same destination, without redaction: measured, the redaction pass cost a third of a request line.
+  const requests: Pino = pino(shape, out.stream);
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
-    if (logLevels.indexOf(at) < threshold) return;
-    const extra = fields ? (redact(fields) as Record<string, unknown>) : {};
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...extra }));
+    if (fields) log[at](fields, message);
+    else log[at](message);
   };
   return {
     debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
-    enabled: (at) => logLevels.indexOf(at) >= threshold,
+    enabled: (at) => log.isLevelEnabled(at),
+    request: (fields) => requests.info(fields, 'request'),
+    flush: () => {
+      out.flush();
+    },
   };
 }

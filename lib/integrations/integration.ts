@@ -9,6 +9,8 @@ export interface StoredIntegration {
   credentials: string | null;
   created_at: string;
   updated_at: string;
+  /** Its place in the environment's list (lib/storage collection); set by the store. */
+  order?: number | undefined;
 }
 
 /** An integration as the gateway's code uses it, credentials opened. */

@@ -1,7 +1,7 @@
 import type { Cipher } from '../crypto/index.js';
 import { fail } from '../errors.js';
 import type { Catalog } from '../providers/catalog.js';
-import { createCollection, createReadCache, type Storage } from '../storage/index.js';
+import { allList, createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { Integration, StoredIntegration } from './integration.js';
 import type { IntegrationCredentials } from './schema.js';
 
@@ -24,7 +24,10 @@ export interface IntegrationService {
   require(env: string, uniqueKey: string): Promise<Integration>;
   /** The in-process cached integration, or undefined (then `require` reads the store). No await on the hot path. */
   cached(env: string, uniqueKey: string): Integration | undefined;
+  /** Every integration of the environment, oldest first (read from its ordered index, a page at a time). */
   list(env: string): Promise<Integration[]>;
+  /** Moves integrations stored by an older layout into the index (run once at start). */
+  upgrade(): Promise<number>;
   update(env: string, uniqueKey: string, update: IntegrationUpdate): Promise<Integration>;
   delete(env: string, uniqueKey: string): Promise<boolean>;
 }
@@ -82,7 +85,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
           created_at: now,
           updated_at: now,
         };
-        await store.put(env, input.unique_key, stored);
+        await store.put(env, input.unique_key, stored, undefined);
         cache.delete(cacheKey(env, input.unique_key));
         return open(env, stored);
       });
@@ -101,10 +104,17 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
       return cache.get(cacheKey(env, uniqueKey));
     },
     async list(env) {
-      const ids = await store.ids(env);
-      const found = await store.getMany(env, ids);
-      return found.filter((s): s is StoredIntegration => s !== undefined).map((s) => open(env, s));
+      const out: Integration[] = [];
+      let after: IndexPosition | undefined;
+      for (;;) {
+        const positions = await store.page(env, allList, 200, after);
+        const found = await store.getMany(env, positions.map((p) => p.id));
+        for (const s of found) if (s) out.push(open(env, s));
+        after = positions.at(-1);
+        if (positions.length < 200) return out;
+      }
     },
+    upgrade: () => store.upgrade(),
     async update(env, uniqueKey, update) {
       return deps.storage.coordinator.withLock(sealedIntegrations.lock(env, uniqueKey), async () => {
         const stored = await store.get(env, uniqueKey);
@@ -118,13 +128,13 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
             : {}),
           updated_at: new Date().toISOString(),
         };
-        await store.put(env, uniqueKey, next);
+        await store.put(env, uniqueKey, next, stored);
         cache.delete(cacheKey(env, uniqueKey));
         return open(env, next);
       });
     },
     async delete(env, uniqueKey) {
-      const existed = await store.delete(env, uniqueKey);
+      const existed = await store.delete(env, uniqueKey, await store.get(env, uniqueKey));
       cache.delete(cacheKey(env, uniqueKey));
       return existed;
     },

@@ -1,7 +1,7 @@
 import { sealedConnections } from '../connections/index.js';
 import type { Cipher } from '../crypto/index.js';
 import { sealedIntegrations } from '../integrations/index.js';
-import { createCollection, type Storage } from '../storage/index.js';
+import { allList, createCollection, type IndexPosition, type Storage } from '../storage/index.js';
 import { sealedWebhookSettings } from '../webhooks/index.js';
 
 /** What one pass found in one place of one environment. */
@@ -19,7 +19,7 @@ export interface ResealProgress {
 interface Place {
   name: string;
   field: string;
-  ids(env: string): Promise<string[]>;
+  ids(env: string): AsyncIterable<string>;
   get(env: string, id: string): Promise<Record<string, unknown> | undefined>;
   put(env: string, id: string, value: Record<string, unknown>): Promise<void>;
   lock(env: string, id: string): string;
@@ -27,8 +27,22 @@ interface Place {
 
 function places(storage: Storage): Place[] {
   const collection = (spot: typeof sealedConnections | typeof sealedIntegrations): Place => {
-    const store = createCollection<Record<string, unknown>>(storage, spot.collection);
-    return { name: spot.collection, field: spot.field, ids: (env) => store.ids(env), get: (env, id) => store.get(env, id), put: (env, id, v) => store.put(env, id, v), lock: spot.lock };
+    const store = createCollection<Record<string, unknown> & { order?: number }>(storage, spot.collection);
+    // Every id of the scope, a page of its `all` list at a time.
+    async function* ids(env: string) {
+      let after: IndexPosition | undefined;
+      for (;;) {
+        const page = await store.page(env, allList, 500, after);
+        for (const position of page) yield position.id;
+        if (page.length < 500) return;
+        after = page[page.length - 1];
+      }
+    }
+    return {
+      name: spot.collection, field: spot.field, ids, lock: spot.lock,
+      get: (env, id) => store.get(env, id),
+      put: async (env, id, v) => { await store.put(env, id, v, await store.get(env, id)); },
+    };
   };
   const settings = storage.keyv<Record<string, unknown>>(sealedWebhookSettings.namespace);
   return [
@@ -37,7 +51,7 @@ function places(storage: Storage): Place[] {
     {
       name: sealedWebhookSettings.namespace,
       field: sealedWebhookSettings.field,
-      ids: async () => [''],
+      ids: async function* () { yield ''; },
       get: async (env) => (await settings.get(env)) ?? undefined,
       put: async (env, _id, value) => { await settings.set(env, value); },
       lock: (env) => sealedWebhookSettings.lock(env),
@@ -58,7 +72,7 @@ export async function resealAll(deps: { storage: Storage; cipher: Cipher; enviro
   for (const environment of deps.environments) {
     for (const place of places(storage)) {
       const step: ResealProgress = { environment, place: place.name, checked: 0, resealed: 0, unreadable: 0 };
-      for (const id of await place.ids(environment)) {
+      for await (const id of place.ids(environment)) {
         await storage.coordinator.withLock(place.lock(environment, id), async () => {
           const entry = await place.get(environment, id);
           const box = entry?.[place.field];

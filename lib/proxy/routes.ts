@@ -56,6 +56,30 @@ function callEnded(event: ProxyCallEvent, status: number): void {
   if (proxyChannels.callEnd.hasSubscribers) proxyChannels.callEnd.publish(event);
 }
 
+/**
+ * What the request log adds to a proxied call's line (lib/http/edge.ts reads `ctx.state.upstream`):
+ * which connection, which provider host, what it answered and how long it took to answer (headers).
+ */
+export interface UpstreamNote {
+  integration: string;
+  connection: string;
+  provider_host: string;
+  provider_status: number | null;
+  upstream_ms: number | null;
+  started: number;
+}
+
+const upstreamNote = (call: PreparedCall): UpstreamNote => ({
+  integration: call.target.connection.provider_config_key,
+  connection: call.target.connection.connection_id,
+  provider_host: call.base.host,
+  provider_status: null,
+  upstream_ms: null,
+  started: performance.now(),
+});
+
+const sinceMs = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
 /** `{prefix}/proxy/{provider_path}` for every method. */
 export function createProxyRoutes(deps: ProxyRouteDeps) {
   const { prepare, exchange, options, logger } = deps;
@@ -63,6 +87,8 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
   type Ctx = Parameters<Middleware<GatewayState>>[0];
 
   const paginated = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
+    const upstream = upstreamNote(call);
+    ctx.state.upstream = upstream;
     const body = await pageBody(await incomingBody(ctx.req, defaultBodyLimit));
     // Until the first byte goes out, a failure goes to the error handler like any other.
     ctx.respond = false;
@@ -73,6 +99,9 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
       throw error;
     }
     ctx.status = ctx.res.statusCode;
+    // Every page answered: the status the caller got is the providers' last one.
+    upstream.provider_status = ctx.res.statusCode;
+    upstream.upstream_ms = sinceMs(upstream.started);
   };
 
   /** A failure: the error handler's to answer, unless the caller has gone (left mid-upload, say): then there is no one to answer, and nothing worth an error log. */
@@ -106,9 +135,19 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     void streaming;
   };
 
-  const send = (ctx: Ctx, call: PreparedCall, cancel: Cancel, body: RequestBody): Promise<void> =>
-    exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel)
-      .then((response) => answer(ctx, call, cancel, response), (error: unknown) => settle(ctx, cancel, error));
+  const send = (ctx: Ctx, call: PreparedCall, cancel: Cancel, body: RequestBody): Promise<void> => {
+    const upstream = upstreamNote(call);
+    ctx.state.upstream = upstream;
+    return exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel)
+      .then((response) => {
+        upstream.provider_status = response?.statusCode ?? null;
+        upstream.upstream_ms = sinceMs(upstream.started);
+        answer(ctx, call, cancel, response);
+      }, (error: unknown) => {
+        upstream.upstream_ms = sinceMs(upstream.started);
+        settle(ctx, cancel, error);
+      });
+  };
 
   /** One call, start to answer. Promise chains rather than async functions: the hot path makes two promises, not four. */
   const run = (ctx: Ctx, call: PreparedCall): Promise<void> => {

@@ -63,11 +63,14 @@ export async function createScripts(deps: ScriptsDeps) {
     throw error;
   }
 
+  const logs = createLogStore(storage);
+  // A store written by an older version: its per-environment run arrays move into the ordered index.
+  await logs.upgrade();
   const runner: RunnerDeps = {
     pool,
     registry,
     states: createSyncStateStore(storage),
-    logs: createLogStore(storage),
+    logs,
     actionRuns: createActionRunStore(storage),
     host: deps.host,
     connections: deps.connections,

@@ -53,11 +53,11 @@ export function createJobs(deps: JobsDeps) {
     // Unknown here may only mean this process has not seen a deploy yet: skip, do not unschedule.
     if (!entry || !isSync(entry)) return;
     const id = scheduleId(job.environment, job.providerConfigKey, job.sync);
-    for (const c of await runner.connections.list(job.environment, { provider_config_key: job.providerConfigKey })) {
+    for await (const connectionId of runner.connections.idsOf(job.environment, job.providerConfigKey)) {
       await queue.enqueue({
-        type: 'sync', environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId: c.connection_id,
+        type: 'sync', environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId,
         sync: job.sync, mode: 'incremental', trigger: 'schedule', ...(slot !== null ? { scheduledAt: slot } : {}),
-      }, slot !== null ? `${id}|${c.connection_id}|${slot}` : undefined);
+      }, slot !== null ? `${id}|${connectionId}|${slot}` : undefined);
     }
   };
 

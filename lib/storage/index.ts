@@ -1,4 +1,5 @@
 export type { Storage } from './storage.js';
-export { createCollection, type Collection } from './collection.js';
+export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
 export { createReadCache, type ReadCache } from './read-cache.js';
 export { observeStorage, storageChannels, type StorageErrorEvent } from './diagnostics.js';
+export { comparePositions, createOrderClock, type IndexPosition, type OrderedIndex } from './ordered-index.js';

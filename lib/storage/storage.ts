@@ -1,5 +1,6 @@
 import type Keyv from 'keyv';
 import type { Coordinator } from '../coordination/index.js';
+import type { OrderedIndex } from './ordered-index.js';
 import type { QueueOptions, WorkQueue } from '../queue/index.js';
 
 /**
@@ -14,6 +15,8 @@ export interface Storage {
   /** A Keyv whose keys live under `namespace`; the same namespace always gives the same data. */
   keyv<T = unknown>(namespace: string): Keyv<T>;
   readonly coordinator: Coordinator;
+  /** Ordered lists of ids under `namespace`, for listings that read a page, not everything. */
+  index(namespace: string): OrderedIndex;
   /**
    * A handle on the named work queue, supplied by the back end next to the coordinator and as
    * shared as it is: each handle started is one more worker. The caller closes it.

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { createLogger, type Logger } from '../../lib/http/logger.js';
 import { devKey } from '../helpers/gateway.js';
-import { proxySetup } from './helpers.js';
+import { apiKey, proxySetup } from './helpers.js';
 
 // A per-process random prefix and a counter (lib/http/request-id.ts).
 const generated = /^[0-9a-f]{16}-[0-9a-z]+$/;
@@ -54,7 +54,14 @@ t.test('a proxied call is logged once its body has ended, with the provider\'s s
   t.equal(logged[0]?.status, 201, 'the provider\'s status');
   t.ok((logged[0]?.duration_ms as number) >= 140, `the duration covers the whole body (${String(logged[0]?.duration_ms)} ms)`);
   t.equal(logged[0]?.environment, 'dev');
+  t.equal(logged[0]?.integration, 'fake', 'which integration');
+  t.equal(logged[0]?.connection, 'c1', 'which connection');
+  t.match(logged[0]?.provider_host, /^127\.0\.0\.1:\d+$/, 'which provider host');
+  t.equal(logged[0]?.provider_status, 201, 'what the provider answered');
+  t.ok(typeof logged[0]?.upstream_ms === 'number' && (logged[0]?.upstream_ms as number) < (logged[0]?.duration_ms as number),
+    'the provider\'s time to answer (headers), within the whole call');
   t.notMatch(JSON.stringify(lines), devKey, 'no secret key in any line');
+  t.notMatch(JSON.stringify(lines), apiKey, 'no provider credential in any line');
 });
 
 t.test('a logger without enabled() gets every request line; a silent one builds none', async (t) => {

@@ -70,3 +70,13 @@ t.test('SERVICE_METRICS_PORT must be a port other than the gateway\'s', async (t
   t.equal(readConfig({ SERVICE_METRICS_PORT: '9464' }).metricsPort, 9464);
   t.match(problemsOf({ SERVICE_PORT: '4000', SERVICE_METRICS_PORT: '4000' }), /SERVICE_METRICS_PORT: must differ/);
 });
+
+t.test('log level: SERVICE_LOG_LEVEL, the older LOG_LEVEL still read; SERVICE_LOG_FILE', async (t) => {
+  t.equal(readConfig({}).logLevel, 'info');
+  t.equal(readConfig({}).logFile, undefined, 'stdout by default');
+  t.equal(readConfig({ SERVICE_LOG_LEVEL: 'warn' }).logLevel, 'warn');
+  t.equal(readConfig({ LOG_LEVEL: 'error' }).logLevel, 'error', 'the older name works');
+  t.equal(readConfig({ SERVICE_LOG_LEVEL: 'debug', LOG_LEVEL: 'error' }).logLevel, 'debug', 'the documented name wins');
+  t.throws(() => readConfig({ SERVICE_LOG_LEVEL: 'loud' }), /SERVICE_LOG_LEVEL: "loud"/);
+  t.equal(readConfig({ SERVICE_LOG_FILE: '/var/log/portico.log' }).logFile, '/var/log/portico.log');
+});

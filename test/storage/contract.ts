@@ -228,5 +228,47 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       t.ok(Date.now() - started >= 150, 'it waited first');
       await holder?.release();
     });
+
+    t.test('ordered index: pages in order, both ways, from a cursor', async (t) => {
+      const index = (await open(t)).index('ordered');
+      const ids = Array.from({ length: 25 }, (_, i) => `id-${String(i).padStart(2, '0')}`);
+      // Added out of order, one tie on the order broken by id, one id added twice (it moves).
+      await index.addMany(ids.slice(10).map((id, i) => ({ list: 'all', id, order: 1000 + 10 + i })));
+      for (const [i, id] of ids.slice(0, 10).entries()) await index.add('all', id, 1000 + i);
+      await index.add('all', 'id-24', 5000);
+      await index.add('all', 'id-24b', 5000);
+      await index.add('other', 'id-00', 1);
+      t.equal(await index.count('all'), 26);
+      const walk = async (reverse: boolean) => {
+        const seen: string[] = [];
+        let after;
+        for (;;) {
+          const page = await index.page('all', 7, after, reverse);
+          seen.push(...page.map((p) => p.id));
+          if (page.length < 7) return seen;
+          after = page.at(-1);
+        }
+      };
+      const expected = [...ids, 'id-24b'];
+      t.same(await walk(false), expected, 'ascending, every id once');
+      t.same(await walk(true), [...expected].reverse(), 'descending');
+      t.same((await index.page('other', 10)).map((p) => p.id), ['id-00'], 'lists are separate');
+      t.same(await index.page('none', 10), [], 'an unknown list is empty');
+    });
+
+    t.test('ordered index: remove, move, and a cursor whose entry went away', async (t) => {
+      const index = (await open(t)).index('ordered-moves');
+      for (let i = 0; i < 10; i++) await index.add('l', `k${i}`, 100 + i);
+      const first = await index.page('l', 3);
+      t.same(first.map((p) => p.id), ['k0', 'k1', 'k2']);
+      t.same(first[0], { id: 'k0', order: 100 }, 'positions carry the order');
+      await index.remove('l', 'k2');
+      await index.remove('l', 'k3');
+      t.same((await index.page('l', 2, first.at(-1))).map((p) => p.id), ['k4', 'k5'], 'continues past a removed cursor');
+      await index.add('l', 'k0', 200);
+      t.same((await index.page('l', 20)).map((p) => p.id), ['k1', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k0'], 'adding again moves');
+      await index.remove('l', 'missing');
+      t.equal(await index.count('l'), 8);
+    });
   });
 }

@@ -47,7 +47,8 @@ export function createSyncApi(deps: SyncApiDeps) {
       await deps.connections.require(env, pck, selection.connectionId);
       connectionIds = [selection.connectionId];
     } else {
-      connectionIds = (await deps.connections.list(env, { provider_config_key: pck })).map((c) => c.connection_id);
+      connectionIds = [];
+      for await (const cid of deps.connections.idsOf(env, pck)) connectionIds.push(cid);
     }
     const targets: { entry: ScriptEntry; target: SyncTarget }[] = [];
     for (const entry of entries) {

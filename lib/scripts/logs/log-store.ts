@@ -7,7 +7,7 @@ export interface LogEntry {
   created_at: string;
 }
 
-/** Which run a log belongs to; kept in the environment's run index, newest last. */
+/** Which run a log belongs to; listed in the environment's ordered run index. */
 export interface RunSummary {
   run_id: string;
   type: 'sync' | 'action' | 'on-event';
@@ -33,6 +33,8 @@ export interface LogStore {
   write(environment: string, run: RunSummary, entries: readonly LogEntry[]): Promise<void>;
   /** Newest first, across runs, filtered; `cursor` continues where the previous page stopped. */
   query(environment: string, filter: LogFilter, page: { cursor?: string | undefined; limit: number }): Promise<LogPage>;
+  /** Moves the run index an older version kept (one array per environment) into the ordered index. */
+  upgrade(): Promise<number>;
 }
 
 export interface LogStoreOptions {
@@ -53,60 +55,105 @@ function decodeCursor(cursor: string): { runId: string; before: number } | undef
 }
 
 /**
- * Script logs on any Keyv back end: one list per run, and per environment an index of the runs
- * that stored anything (runs whose lines were all below the threshold cost nothing).
+ * Script logs on any Keyv back end: one list per run, one summary per run, and ordered indexes
+ * of the runs that stored anything (all of an environment's, and per connection and per script),
+ * by start time. A page reads the runs it shows; the oldest runs beyond `maxRuns` are dropped.
  */
 export function createLogStore(storage: Storage, options: LogStoreOptions = {}): LogStore {
   const logs = storage.keyv<LogEntry[]>('script-logs');
-  const index = storage.keyv<RunSummary[]>('script-log-index');
+  const runs = storage.keyv<RunSummary>('script-log-runs');
+  const index = storage.index('script-logs');
   const maxRuns = options.maxRuns ?? 2_000;
   const indexed = new Set<string>();
+  const listOf = (env: string, list: string) => `${env}${sep}${list}`;
+  const listsOf = (run: RunSummary) => ['all', `connection:${run.connection_id}`, `script:${run.script}`];
+  const positionOf = (run: RunSummary) => ({ order: Date.parse(run.started_at) * 1000, id: run.run_id });
 
-  const addToIndex = (env: string, run: RunSummary) => storage.coordinator.withLock(`script-log-index:${env}`, async () => {
-    const runs = (await index.get(env)) ?? [];
-    if (runs.some((r) => r.run_id === run.run_id)) return;
-    runs.push(run);
-    const dropped = runs.splice(0, Math.max(0, runs.length - maxRuns));
-    await index.set(env, runs);
-    for (const old of dropped) await logs.delete(`${env}${sep}${old.run_id}`);
-  });
+  const addRuns = async (env: string, added: readonly RunSummary[]) => {
+    await runs.setMany(added.map((run) => ({ key: `${env}${sep}${run.run_id}`, value: run })));
+    await index.addMany(added.flatMap((run) => listsOf(run).map((list) => ({ list: listOf(env, list), ...positionOf(run) }))));
+  };
+  /** Drops the oldest runs beyond `maxRuns`: their logs, summaries and index entries. */
+  const trim = async (env: string) => {
+    const excess = (await index.count(listOf(env, 'all'))) - maxRuns;
+    if (excess <= 0) return;
+    for (const old of await index.page(listOf(env, 'all'), excess)) {
+      const run = await runs.get(`${env}${sep}${old.id}`);
+      for (const list of run ? listsOf(run) : ['all']) await index.remove(listOf(env, list), old.id);
+      await logs.delete(`${env}${sep}${old.id}`);
+      await runs.delete(`${env}${sep}${old.id}`);
+    }
+  };
 
   return {
     async write(env, run, entries) {
       if (entries.length === 0) return;
-      await logs.set(`${env}${sep}${run.run_id}`, [...entries]);
       const key = `${env}${sep}${run.run_id}`;
+      await logs.set(key, [...entries]);
       if (!indexed.has(key)) {
-        await addToIndex(env, run);
+        await addRuns(env, [run]);
+        await trim(env);
         indexed.add(key);
         if (indexed.size > 10_000) indexed.clear();
       }
     },
     async query(env, filter, page) {
-      const runs = ((await index.get(env)) ?? [])
-        .filter((r) => (!filter.connectionId || r.connection_id === filter.connectionId)
-          && (!filter.script || r.script === filter.script)
-          && (!filter.runId || r.run_id === filter.runId))
-        .sort((a, b) => (a.started_at === b.started_at ? (a.run_id < b.run_id ? 1 : -1) : a.started_at < b.started_at ? 1 : -1));
-      let start = 0;
+      const matches = (r: RunSummary) => (!filter.connectionId || r.connection_id === filter.connectionId)
+        && (!filter.script || r.script === filter.script) && (!filter.runId || r.run_id === filter.runId);
+      const list = listOf(env, filter.connectionId ? `connection:${filter.connectionId}` : filter.script ? `script:${filter.script}` : 'all');
       let before = Infinity;
+      let first: RunSummary | undefined;
       if (page.cursor !== undefined) {
         const position = decodeCursor(page.cursor);
-        start = position ? runs.findIndex((r) => r.run_id === position.runId) : -1;
-        if (!position || start < 0) return { ok: false, reason: 'invalid_cursor' };
+        first = position ? await runs.get(`${env}${sep}${position.runId}`) : undefined;
+        if (!position || !first || !matches(first)) return { ok: false, reason: 'invalid_cursor' };
         before = position.before;
+      } else if (filter.runId) {
+        first = await runs.get(`${env}${sep}${filter.runId}`);
+        if (!first || !matches(first)) return { ok: true, data: [], next_cursor: null };
       }
       const data: PublicLog[] = [];
-      for (let i = start; i < runs.length; i++) {
-        const run = runs[i] as RunSummary;
+      /** Adds the run's lines below `below`, newest first; false once the page is full (the cursor then says where). */
+      const take = async (run: RunSummary, below: number): Promise<string | undefined> => {
         const entries = (await logs.get(`${env}${sep}${run.run_id}`)) ?? [];
         const { started_at: _started, ...about } = run;
-        for (let k = Math.min(entries.length, i === start ? before : Infinity) - 1; k >= 0; k--) {
-          if (data.length === page.limit) return { ok: true, data, next_cursor: encodeCursor(run.run_id, k + 1) };
+        for (let k = Math.min(entries.length, below) - 1; k >= 0; k--) {
+          if (data.length === page.limit) return encodeCursor(run.run_id, k + 1);
           data.push({ ...about, ...(entries[k] as LogEntry) });
         }
+        return undefined;
+      };
+      if (first) {
+        const next = await take(first, before);
+        if (next !== undefined || filter.runId) return { ok: true, data, next_cursor: next ?? null };
       }
-      return { ok: true, data, next_cursor: null };
+      let after = first ? positionOf(first) : undefined;
+      for (;;) {
+        const positions = await index.page(list, 50, after, true);
+        const found = await runs.get(positions.map((p) => `${env}${sep}${p.id}`));
+        for (const run of found) {
+          if (!run || !matches(run)) continue;
+          const next = await take(run, Infinity);
+          if (next !== undefined) return { ok: true, data, next_cursor: next };
+        }
+        after = positions.at(-1);
+        if (positions.length < 50) return { ok: true, data, next_cursor: null };
+      }
+    },
+    async upgrade() {
+      // Once done, a start skips it: looking for old arrays scans the whole keyspace on Redis.
+      const layout = storage.keyv<number>('storage-layout');
+      if ((await layout.get('script-logs')) === 2) return 0;
+      const legacy = storage.keyv<RunSummary[]>('script-log-index');
+      let moved = 0;
+      for await (const [env, list] of legacy.iterator?.(undefined) ?? []) {
+        if (typeof env !== 'string' || !Array.isArray(list)) continue;
+        await addRuns(env, list as RunSummary[]);
+        await legacy.delete(env);
+        moved += list.length;
+      }
+      await layout.set('script-logs', 2);
+      return moved;
     },
   };
 }

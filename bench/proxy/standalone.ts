@@ -1,0 +1,77 @@
+/*
+ * The standalone server as a user runs it: its own process (`portico-server`), the default
+ * configuration — SQLite store, request logs at info — with the log written to a file.
+ * Set up through its HTTP API with the bench's providers, integrations and connections.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchProviders, benchRecords } from './providers.js';
+import { benchSecretKey } from './scenarios.js';
+
+export interface Standalone {
+  port: number;
+  /** CPU microseconds the server's process has used so far (Linux /proc; undefined elsewhere). */
+  cpuMicros(): number | undefined;
+  stop(): void;
+}
+
+const ticksPerSecond = 100;
+
+export async function startStandalone(upstreamPort: number, storeUrl: string | undefined): Promise<Standalone> {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-standalone-'));
+  const providers = join(dir, 'providers.json');
+  writeFileSync(providers, JSON.stringify(benchProviders(`http://127.0.0.1:${upstreamPort}`)));
+  const child: ChildProcess = spawn(process.execPath, [new URL('../../adapters/standalone/main.js', import.meta.url).pathname], {
+    env: {
+      PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1',
+      SERVICE_SECRET_KEY: benchSecretKey, SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SERVICE_STORE_URL: storeUrl ?? `sqlite://${join(dir, 'portico.db')}`,
+      SERVICE_PROVIDERS_FILE: providers, SERVICE_LOG_FILE: join(dir, 'portico.log'),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = () => {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stop);
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the standalone server did not start in 30 s: ${seen}`)), 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the standalone server exited (${code}): ${seen}`)));
+  });
+  child.stdout?.resume();
+  const api = async (path: string, body: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST', headers: { authorization: `Bearer ${benchSecretKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`standalone setup ${path}: ${res.status} ${await res.text()}`);
+  };
+  const { integrations, connections } = benchRecords();
+  for (const integration of integrations) await api('/integrations', integration);
+  for (const connection of connections) await api('/connections', connection);
+  return {
+    port,
+    cpuMicros() {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): user and system ticks.
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
+      } catch {
+        return undefined;
+      }
+    },
+    stop,
+  };
+}
