@@ -9,6 +9,7 @@ import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvi
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
+import { createHealthRoutes, createReadiness, storeCheck } from './health/index.js';
 import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
@@ -18,6 +19,7 @@ import { createOpenApiRoutes } from './openapi/index.js';
 import { createCatalog, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
+import { defaultStoreTimeoutMs, guardStorage, logStoreFailures } from './storage/index.js';
 import { createGatewayHost, createScriptHooks, createScripts, type ScriptsApi } from './scripts/index.js';
 import { createWebhooks } from './webhooks/index.js';
 
@@ -44,7 +46,13 @@ export async function createGateway(options: GatewayOptions) {
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const logger = options.logger ?? createLogger();
-  const { storage } = options;
+  // Every store command bounded in time; a failing store answers 503 store_unavailable (lib/storage/guard.ts).
+  const storage = guardStorage(options.storage, {
+    timeoutMs: options.storeTimeoutMs ?? defaultStoreTimeoutMs,
+    onFailure: logStoreFailures((message, fields) => logger.warn(message, fields)),
+  });
+  const readiness = createReadiness();
+  readiness.register('store', storeCheck(storage));
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
   const cipher = createCipher(typeof options.encryptionKeys === 'string'
     ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys);
@@ -61,7 +69,7 @@ export async function createGateway(options: GatewayOptions) {
   };
 
   // Routes that answer without a secret key (provider redirects, provider webhooks, docs).
-  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl)];
+  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createHealthRoutes(readiness)];
   // Routes behind `Authorization: Bearer <secret key>`.
   const protectedRouters: Router<GatewayState>[] = [
     createProviderRoutes(catalog),
@@ -174,9 +182,12 @@ export async function createGateway(options: GatewayOptions) {
     proxy: { request: proxy.request, sockets: proxy.sockets },
     /** Syncs (trigger, pause, start, status), actions, logs and the script registry. */
     scripts: scripts.api,
+    /** The storage as the gateway uses it: every command bounded by `storeTimeoutMs`. */
     storage,
     cipher,
     routes,
+    /** `health.register(name, check)`: adds a check to `GET /health/ready` (a worker pool, a queue consumer). */
+    health: { register: readiness.register },
     /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
     async close() {
       for (const close of closers.reverse()) await close();

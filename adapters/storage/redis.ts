@@ -12,10 +12,18 @@ export interface RedisStorageOptions {
   /** Every key lives under this prefix. Default `portico:`; tests use a unique one per run. */
   prefix?: string;
   /**
-   * Connection errors (Redis down, reconnecting). Commands wait in the client's offline queue
-   * and resume on reconnect, so these are for logging; the default ignores them.
+   * Connection errors (Redis down, reconnecting). The client reconnects by itself, so these
+   * are for logging; the default ignores them.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Longest a command waits to be sent (while Redis is away, commands wait in the client's
+   * offline queue): past it the command fails, so callers answer 503 instead of hanging.
+   * Default 1 s. The gateway bounds every command's whole round trip too (`storeTimeoutMs`).
+   */
+  commandTimeoutMs?: number;
+  /** Most commands waiting in the client's queue; beyond, commands fail at once. Default 100 000 (a `setMany` of n keys is n commands). */
+  maxQueuedCommands?: number;
 }
 
 /**
@@ -27,7 +35,13 @@ export interface RedisStorageOptions {
 export function createRedisStorage(options: RedisStorageOptions): Storage {
   const prefix = options.prefix ?? 'portico:';
   const onError = options.onError ?? (() => {});
-  const client: RedisClient = createClient({ url: options.url, socket: { reconnectStrategy: defaultReconnectStrategy } });
+  // Store outages (docs: "When the store fails"): a bounded offline queue, in length and in time.
+  const client: RedisClient = createClient({
+    url: options.url,
+    socket: { reconnectStrategy: defaultReconnectStrategy },
+    commandOptions: { timeout: options.commandTimeoutMs ?? 1_000 },
+    commandsQueueMaxLength: options.maxQueuedCommands ?? 100_000,
+  });
   // Without an 'error' listener an EventEmitter throws, which would crash the gateway on a blip.
   client.on('error', onError);
   // Each namespace's KeyvRedis adds its own listeners to this one client; namespaces are cached

@@ -1,0 +1,132 @@
+import type Keyv from 'keyv';
+import { waitForLock, type Coordinator, type Lease } from '../coordination/index.js';
+import { GatewayError } from '../errors.js';
+import type { Storage } from './storage.js';
+
+export interface StoreGuardOptions {
+  /** Longest wait for one store command. */
+  timeoutMs: number;
+  /** Told what failed and why (for the log); the caller only ever sees `store_unavailable`. */
+  onFailure?: (operation: string, cause: unknown) => void;
+}
+
+/** Default longest wait for one store command: a request that needs the store answers 503 well within 2 s. */
+export const defaultStoreTimeoutMs = 1_500;
+
+/** Keyv methods that reach the store; everything else (events, options, `store`) passes through. */
+const storeMethods = new Set(['get', 'getMany', 'getRaw', 'getManyRaw', 'set', 'setMany', 'delete', 'deleteMany', 'clear', 'has', 'hasMany']);
+
+/** True for the error the guard answers with (a 503 with `Retry-After` at the edge). */
+export const isStoreUnavailable = (error: unknown): boolean => GatewayError.is(error) && error.code === 'store_unavailable';
+
+/**
+ * Bounds every store command in time and turns every store failure into one answer,
+ * `503 store_unavailable` (sent with `Retry-After`): a Redis that went away or a SQLite file
+ * another process holds locked costs the request that needed it a bounded wait, never a hang
+ * and never a `500` with a driver's message. Wraps any `Storage`, whatever the back end; the
+ * back ends add their own, earlier limits (the Redis command timeout, the SQLite busy wait).
+ * A command that times out may still complete later: nothing was acknowledged to anyone.
+ */
+export function guardStorage(storage: Storage, options: StoreGuardOptions): Storage {
+  const run = createDeadline(options);
+  const keyvs = new Map<string, Keyv>();
+  const coordinator = guardCoordinator(storage.coordinator, run);
+  return {
+    kind: storage.kind,
+    shared: storage.shared,
+    ...(storage.redis ? { redis: storage.redis } : {}),
+    keyv<T = unknown>(namespace: string): Keyv<T> {
+      let guarded = keyvs.get(namespace);
+      if (!guarded) {
+        guarded = guardKeyv(storage.keyv(namespace), namespace, run);
+        keyvs.set(namespace, guarded);
+      }
+      return guarded as Keyv<T>;
+    },
+    coordinator,
+    close: () => storage.close(),
+  };
+}
+
+type Run = <T>(operation: string, work: () => Promise<T>) => Promise<T>;
+
+/** Runs one store command under the deadline; any failure becomes `store_unavailable`. */
+function createDeadline(options: StoreGuardOptions): Run {
+  const { timeoutMs } = options;
+  const unavailable = (operation: string, cause: unknown) => {
+    options.onFailure?.(operation, cause);
+    return new GatewayError('store_unavailable', 'The store is not answering; retry shortly.');
+  };
+  return <T>(operation: string, work: () => Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(unavailable(operation, new Error(`no answer within ${timeoutMs} ms`)));
+    }, timeoutMs);
+    let pending: Promise<T>;
+    try {
+      pending = work();
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then((value) => {
+      clearTimeout(timer);
+      if (!settled) resolve(value);
+    }, (error: unknown) => {
+      clearTimeout(timer);
+      if (settled) return;
+      // A GatewayError from inside (a lock wait running out, say) is already the caller's answer.
+      reject(GatewayError.is(error) ? error : unavailable(operation, error));
+    });
+  });
+}
+
+/** The same Keyv, its store commands bounded (a Proxy: Keyv's own typing and `store` stay as they are). */
+function guardKeyv(keyv: Keyv, namespace: string, run: Run): Keyv {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(keyv, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || !storeMethods.has(property as string)) return value;
+      let method = wrapped.get(property);
+      if (!method) {
+        const original = value as (...args: unknown[]) => Promise<unknown>;
+        const operation = `${namespace}.${String(property)}`;
+        method = (...args: unknown[]) => run(operation, () => original.apply(target, args));
+        wrapped.set(property, method);
+      }
+      return method;
+    },
+  });
+}
+
+function guardCoordinator(coordinator: Coordinator, run: Run): Coordinator {
+  const tryLock = async (key: string, ttlMs: number): Promise<Lease | null> => {
+    const lease = await run('lock', () => coordinator.tryLock(key, ttlMs));
+    // A release the store does not take is not the caller's failure: the lock expires on its own (ttl).
+    return lease && { release: () => run('unlock', () => lease.release()).catch(() => undefined) };
+  };
+  return {
+    tryLock,
+    // The wait for a lock someone holds has its own bound (`waitMs`); each attempt has the store's.
+    withLock: (key, fn, lockOptions) => waitForLock(tryLock, key, fn, lockOptions),
+    increment: (key, by) => run('increment', () => coordinator.increment(key, by)),
+    close: () => coordinator.close(),
+  };
+}
+
+/** A failure reporter for `onFailure` that writes one warning at most every `everyMs`, counting the rest. */
+export function logStoreFailures(warn: (message: string, fields: Record<string, unknown>) => void, everyMs = 5_000) {
+  let last = 0;
+  let suppressed = 0;
+  return (operation: string, cause: unknown): void => {
+    const now = Date.now();
+    if (now - last < everyMs) {
+      suppressed++;
+      return;
+    }
+    warn('store unavailable', { operation, error: cause instanceof Error ? cause.message : String(cause), suppressed });
+    last = now;
+    suppressed = 0;
+  };
+}
