@@ -37,6 +37,11 @@ export interface GatewayOptions {
    * While the store is unavailable, a cached one keeps serving the proxy 60 s more (lib/storage/read-cache.ts).
    */
   cacheTtlMs?: number;
+  /**
+   * `close()` waits at most this long for each part (webhook queue, scripts, records, proxy) to
+   * stop, then logs it and moves on, so closing always ends. Default 5 s.
+   */
+  closeTimeoutMs?: number;
   /** Largest JSON body a route accepts. Default 1 MiB. */
   bodyLimit?: number;
   /** Webhook delivery (timeout 20 s, 2 retries by default), queue and history settings. */

@@ -6,6 +6,7 @@ import { createConnectionRoutes, createConnectionService, createRemovedConnectio
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
 import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
+import { closeParts, type Closer } from './close-parts.js';
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
@@ -77,12 +78,12 @@ export async function createGateway(options: GatewayOptions) {
     createConnectionRoutes(connections),
     createRemovedConnectionRoutes(),
   ];
-  const closers: (() => Promise<void>)[] = [];
+  const closers: Closer[] = [];
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
   const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
   publicRouters.push(webhooks.inboundRoutes);
   protectedRouters.push(webhooks.routes);
-  closers.push(() => webhooks.close());
+  closers.push({ name: 'webhooks', close: () => webhooks.close() });
   // Synced records (lib/records): the store scripts write to, and GET /records.
   const records = createRecordStore({
     storage,
@@ -93,7 +94,7 @@ export async function createGateway(options: GatewayOptions) {
   events.subscribe(async (event) => {
     if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
   });
-  closers.push(() => records.close());
+  closers.push({ name: 'records', close: () => records.close() });
   // Set once the scripts exist (below): post_connection_script names resolve through their registry first.
   let scriptsApi: ScriptsApi | undefined;
   // Connecting end users (lib/connect, lib/oauth): connect sessions, the OAuth callback, app setup, the API key form.
@@ -111,7 +112,7 @@ export async function createGateway(options: GatewayOptions) {
   const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
   // First in line: the hot path should not walk every other router's routes to get there.
   protectedRouters.unshift(proxy.routes);
-  closers.push(() => proxy.close());
+  closers.push({ name: 'proxy', close: () => proxy.close() });
   // Scripts (lib/scripts): syncs and actions on worker threads, on schedule or on demand, with logs.
   const scripts = await createScripts({
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
@@ -119,7 +120,7 @@ export async function createGateway(options: GatewayOptions) {
   });
   scriptsApi = scripts.api;
   protectedRouters.push(...scripts.routes);
-  closers.push(() => scripts.close());
+  closers.push({ name: 'scripts', close: () => scripts.close() });
 
   const authenticate = createAuthenticate(createKeyMatcher(options.environments));
   const auth = createSecretKeyAuth(authenticate);
@@ -189,8 +190,6 @@ export async function createGateway(options: GatewayOptions) {
     /** `health.register(name, check)`: adds a check to `GET /health/ready` (a worker pool, a queue consumer). */
     health: { register: readiness.register },
     /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
-    async close() {
-      for (const close of closers.reverse()) await close();
-    },
+    close: () => closeParts(closers, logger, options.closeTimeoutMs),
   };
 }

@@ -13,6 +13,12 @@ export interface StoreGuardOptions {
 /** Default longest wait for one store command: a request that needs the store answers 503 well within 2 s. */
 export const defaultStoreTimeoutMs = 1_500;
 
+/**
+ * Once a command has failed, later ones get this much shorter deadline until one succeeds: an
+ * outage costs the first request the full wait, the next ones a short probe.
+ */
+const probeTimeoutMs = 250;
+
 /** Keyv methods that reach the store; everything else (events, options, `store`) passes through. */
 const storeMethods = new Set(['get', 'getMany', 'getRaw', 'getManyRaw', 'set', 'setMany', 'delete', 'deleteMany', 'clear', 'has', 'hasMany']);
 
@@ -52,13 +58,15 @@ type Run = <T>(operation: string, work: () => Promise<T>) => Promise<T>;
 
 /** Runs one store command under the deadline; any failure becomes `store_unavailable`. */
 function createDeadline(options: StoreGuardOptions): Run {
-  const { timeoutMs } = options;
+  let failing = false;
   const unavailable = (operation: string, cause: unknown) => {
+    failing = true;
     options.onFailure?.(operation, cause);
     return new GatewayError('store_unavailable', 'The store is not answering; retry shortly.');
   };
   return <T>(operation: string, work: () => Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
     let settled = false;
+    const timeoutMs = failing ? Math.min(probeTimeoutMs, options.timeoutMs) : options.timeoutMs;
     const timer = setTimeout(() => {
       settled = true;
       reject(unavailable(operation, new Error(`no answer within ${timeoutMs} ms`)));
@@ -71,6 +79,7 @@ function createDeadline(options: StoreGuardOptions): Run {
     }
     pending.then((value) => {
       clearTimeout(timer);
+      failing = false;
       if (!settled) resolve(value);
     }, (error: unknown) => {
       clearTimeout(timer);
@@ -125,7 +134,7 @@ export function logStoreFailures(warn: (message: string, fields: Record<string, 
       suppressed++;
       return;
     }
-    warn('store unavailable', { operation, error: cause instanceof Error ? cause.message : String(cause), suppressed });
+    warn('store unavailable', { operation, error: cause instanceof Error ? cause.message || cause.name : String(cause), suppressed });
     last = now;
     suppressed = 0;
   };

@@ -4,8 +4,10 @@ import { isStoreUnavailable } from './guard.js';
  * An in-process cache for the proxy's hot path. Writes through this process invalidate it;
  * when several processes share the store, `ttlMs` bounds how long another process's write
  * can go unseen. While the store is unavailable, a value past its `ttlMs` is still handed
- * out for up to `graceMs` more (checking the store again at most once a second), so warm
- * connections keep working through a store outage and cold ones get the 503.
+ * out for up to `graceMs` more, so warm connections keep working through a store outage and
+ * cold ones get the 503: the first load that meets the outage waits for the store's deadline,
+ * later ones get the kept value at once while the store is asked again in the background
+ * (at most once a second per key).
  */
 export interface ReadCache<T> {
   get(key: string): T | undefined;
@@ -34,13 +36,36 @@ export function createReadCache<T>(options: { ttlMs: number; maxEntries?: number
   const graceMs = options.graceMs ?? defaultCacheGraceMs;
   let generation = 0;
 
-  /** The value kept past its freshness, when the store failing allows it; served a second more. */
+  /** A load met the store unavailable: until one succeeds, kept values serve at once. */
+  let storeAway = false;
+
+  /** The value kept past its freshness, if the grace period allows; served at once for a second more. */
   const stale = (key: string): T | undefined => {
     const entry = entries.get(key);
     const now = Date.now();
     if (!entry || entry.staleUntil <= now) return undefined;
     entry.expires = Math.min(now + staleRecheckMs, entry.staleUntil);
     return entry.value;
+  };
+
+  const loadInto = (key: string, loader: () => Promise<T | undefined>): Promise<T | undefined> => {
+    const started = generation;
+    const promise = loader().then((value) => {
+      storeAway = false;
+      // A write while loading makes this value stale: hand it out, but do not cache it.
+      if (value !== undefined && started === generation) cache.set(key, value);
+      return value;
+    }, (error: unknown) => {
+      if (!isStoreUnavailable(error)) throw error;
+      storeAway = true;
+      const kept = started === generation ? stale(key) : undefined;
+      if (kept === undefined) throw error;
+      return kept;
+    }).finally(() => {
+      if (loading.get(key) === promise) loading.delete(key);
+    });
+    loading.set(key, promise);
+    return promise;
   };
 
   const cache: ReadCache<T> = {
@@ -68,21 +93,15 @@ export function createReadCache<T>(options: { ttlMs: number; maxEntries?: number
       const hit = cache.get(key);
       if (hit !== undefined) return hit;
       const pending = loading.get(key);
-      if (pending) return pending;
-      const started = generation;
-      const promise = loader().then((value) => {
-        // A write while loading makes this value stale: hand it out, but do not cache it.
-        if (value !== undefined && started === generation) cache.set(key, value);
-        return value;
-      }, (error: unknown) => {
-        const kept = isStoreUnavailable(error) && started === generation ? stale(key) : undefined;
-        if (kept === undefined) throw error;
-        return kept;
-      }).finally(() => {
-        if (loading.get(key) === promise) loading.delete(key);
-      });
-      loading.set(key, promise);
-      return promise;
+      // The store is known to be away: a kept value now, and the store asked in the background.
+      if (storeAway) {
+        const kept = stale(key);
+        if (kept !== undefined) {
+          if (!pending) loadInto(key, loader).catch(() => undefined);
+          return kept;
+        }
+      }
+      return pending ?? loadInto(key, loader);
     },
   };
   return cache;
