@@ -36,7 +36,8 @@ export const isStoreUnavailable = (error: unknown): boolean => GatewayError.is(e
 export function guardStorage(storage: Storage, options: StoreGuardOptions): Storage {
   const run = createDeadline(options);
   const keyvs = new Map<string, Keyv>();
-  const coordinator = guardCoordinator(storage.coordinator, run);
+  // Its own deadline state: locks may live elsewhere (in memory beside SQLite) and answer while the store does not.
+  const coordinator = guardCoordinator(storage.coordinator, createDeadline(options));
   return {
     kind: storage.kind,
     shared: storage.shared,
