@@ -39,6 +39,9 @@ export function createProxy(deps: ProxyDeps) {
     connections: deps.connections,
     baseOf: createBaseResolver(),
     maxPages: options.maxPages,
+    maxPaginatedBytes: options.maxPaginatedBytes,
+    maxDecodedBytes: options.maxDecodedBytes,
+    maxDecodedBytesByIntegration: options.maxDecodedBytesByIntegration,
   });
   const exchange = createExchange({ upstream, resolver: deps.resolver, logger: deps.logger, options });
   const route = createProxyRoutes({ prepare, exchange, options, logger: deps.logger });
