@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
+import { defaultShutdownTimeoutMs } from './drain.js';
 
 /** The standalone server's settings, read from the process environment in this one place. */
 export interface StandaloneConfig {
@@ -21,6 +22,8 @@ export interface StandaloneConfig {
   scriptLogLevel: LogLevel | undefined;
   /** SERVICE_SCRIPTS_DIR: compiled scripts laid out `<integration>/<name>.js`. */
   scriptsDir: string | undefined;
+  /** SERVICE_SHUTDOWN_TIMEOUT_MS: how long SIGTERM lets requests in flight finish (default 25 s). */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +95,10 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   const scriptsDir = get('SERVICE_SCRIPTS_DIR');
   if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
 
+  const shutdownText = get('SERVICE_SHUTDOWN_TIMEOUT_MS') ?? String(defaultShutdownTimeoutMs);
+  const shutdownTimeoutMs = Number(shutdownText);
+  if (!/^\d+$/.test(shutdownText) || shutdownTimeoutMs > 600_000) problems.push(`SERVICE_SHUTDOWN_TIMEOUT_MS: "${shutdownText}" must be a number of milliseconds up to 600000`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -108,5 +115,6 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     webhookSigningKey,
     scriptLogLevel: scriptLogLevel as LogLevel | undefined,
     scriptsDir,
+    shutdownTimeoutMs,
   });
 }

@@ -6,12 +6,14 @@ import { createLogger } from '../../lib/http/logger.js';
 import { storageFromUrl } from '../storage/index.js';
 import type { StandaloneConfig } from './config.js';
 import { devEncryptionKey } from './dev-encryption-key.js';
+import { drainServer } from './drain.js';
 import { readProvidersFile } from './providers-file.js';
 
 export interface Standalone {
   server: Server;
   gateway: Gateway;
   url: string;
+  /** Lets requests in flight finish (up to `shutdownTimeoutMs`), then stops the gateway and the store. */
   stop(): Promise<void>;
 }
 
@@ -66,10 +68,8 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     url,
     stop() {
       stopping ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        const { cut } = await drainServer(server, config.shutdownTimeoutMs);
+        if (cut) logger.warn('shutdown: requests still in flight at the deadline were cut', { timeout_ms: config.shutdownTimeoutMs });
         await gateway.close();
         await storage.close();
       })();
