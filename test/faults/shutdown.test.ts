@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { devKey } from '../helpers/gateway.js';
 import { fakeProvider } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
@@ -8,7 +8,7 @@ import { startGatewayProcess, type GatewayProcess } from './standalone-process.j
 
 const shutdownMs = 2_000;
 
-async function setUp(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setUp(t: Test) {
   const provider = await fakeProvider(async (req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     if (req.url.endsWith('/stall')) return void res.write('partial');
