@@ -180,7 +180,7 @@ export async function createGateway(options: GatewayOptions) {
     /** Synced records: saveBatch, deleteBatch, deleteNotSeenSince, prune, compact, list (GET /records). */
     records,
     /** Calls providers from code with a connection's credentials: `proxy.request({ environment, providerConfigKey, connectionId, path })`. */
-    proxy: { request: proxy.request, sockets: proxy.sockets },
+    proxy: { request: proxy.request, sockets: proxy.sockets, limits: proxy.limits },
     /** Syncs (trigger, pause, start, status), actions, logs and the script registry. */
     scripts: scripts.api,
     /** The storage as the gateway uses it: every command bounded by `storeTimeoutMs`. */

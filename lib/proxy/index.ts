@@ -55,6 +55,8 @@ export function createProxy(deps: ProxyDeps) {
     request: createProxyApi({ prepare, exchange, options }),
     /** Sockets to providers, in use and idle. */
     sockets: upstream.sockets,
+    /** Budgets other page walkers follow too (the script runtime's `paginate`): bytes of all pages of one walk. */
+    limits: Object.freeze({ maxPaginatedBytes: options.maxPaginatedBytes, maxDecodedBytes: options.maxDecodedBytes }),
     async close() {
       upstream.close();
     },
