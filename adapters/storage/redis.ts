@@ -120,7 +120,7 @@ export function createRedisCoordinator(options: { client: RedisClient; prefix?: 
   };
 }
 
-/** How long `close()` waits for a connection still being opened before abandoning it. */
+/** How long `close()` waits for a connection still being opened, or for pending replies, before abandoning it. */
 const CLOSE_GRACE_MS = 2_000;
 
 /**
@@ -131,8 +131,9 @@ const CLOSE_GRACE_MS = 2_000;
 async function closeClient(client: RedisClient, connecting: Promise<void>): Promise<void> {
   if (!client.isOpen) return;
   if (!client.isReady) await settleWithin(connecting, CLOSE_GRACE_MS);
-  if (client.isReady) await client.close();
-  else if (client.isOpen) client.destroy();
+  // Graceful, but bounded: a reply that never comes (a connection half-dead after an outage) must not hold close().
+  if (client.isReady) await settleWithin(client.close().catch(() => undefined), CLOSE_GRACE_MS);
+  if (client.isOpen) client.destroy();
 }
 
 /** Waits for `promise` or `ms`, whichever is first, leaving no timer behind. */
