@@ -54,6 +54,11 @@ export const errorStatus = {
   method_not_allowed: 405,
   conflict: 409,
   state_replayed: 409,
+  // Webhook re-sends (lib/webhooks).
+  delivery_pending: 409,
+  delivery_not_sendable: 409,
+  delivery_expired: 410,
+  unknown_delivery: 404,
   integration_exists: 409,
   endpoint_removed: 410,
   payload_too_large: 413,

@@ -17,7 +17,7 @@ import type { GatewayState } from './http/state.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
 import { createFlowStore, createHookRegistry, createOAuthRoutes } from './oauth/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
-import { createCatalog, createProviderRoutes } from './providers/index.js';
+import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createProviderRoutes } from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
 import { defaultStoreTimeoutMs, guardStorage, logStoreFailures } from './storage/index.js';
@@ -70,10 +70,10 @@ export async function createGateway(options: GatewayOptions) {
   };
 
   // Routes that answer without a secret key (provider redirects, provider webhooks, docs).
-  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createHealthRoutes(readiness)];
+  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createHealthRoutes(readiness), createLogoRoutes(catalog, createLogos(createBrandIcons()))];
   // Routes behind `Authorization: Bearer <secret key>`.
   const protectedRouters: Router<GatewayState>[] = [
-    createProviderRoutes(catalog),
+    createProviderRoutes(catalog, baseUrl),
     createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
     createConnectionRoutes(connections),
     createRemovedConnectionRoutes(),

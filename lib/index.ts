@@ -3,6 +3,7 @@ export { GatewayError, errorStatus, type ErrorCode } from './errors.js';
 export type { Environment } from './environments/index.js';
 export type { Storage } from './storage/index.js';
 export type { Coordinator, Lease } from './coordination/index.js';
+export type { WorkQueue, NewJob, ClaimedJob, JobOutcome, JobHandler, QueueCounts, QueueOptions } from './queue/index.js';
 export { createLogger, type Logger, type LogLevel } from './http/logger.js';
 export { createCatalog, providerSchema, type Provider } from './providers/index.js';
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
@@ -16,5 +17,5 @@ export type { WebhookOptions, WebhookEventInput, WebhookPayload, WebhookEventTyp
 export {
   createSync, createAction, createOnEvent, ActionError, ScriptRequestError, RecordValidationError,
   type SyncScript, type ActionScript, type OnEventScript, type ScriptService, type SyncService, type ActionService,
-  type ProxyConfig, type PaginateConfig, type ScriptConnection, type ScriptsOptions, type ScriptModule, type JobEngine,
+  type ProxyConfig, type PaginateConfig, type ScriptConnection, type ScriptsOptions, type ScriptModule, type ScriptJob,
 } from './scripts/index.js';

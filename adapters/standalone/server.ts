@@ -19,6 +19,8 @@ export interface Standalone {
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
 export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
+  // First: a bad providers file stops the start before any storage is opened.
+  const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel });
   const storage = storageFromUrl(config.storeUrl);
   let encryptionKey = config.encryptionKey;
@@ -44,7 +46,7 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     storage,
     encryptionKeys: encryptionKey,
     baseUrl: config.baseUrl,
-    providers: config.providersFile ? readProvidersFile(config.providersFile) : [],
+    providers,
     logger,
     ...(config.scriptsDir ? { scripts: { dir: config.scriptsDir } } : {}),
   });

@@ -9,3 +9,5 @@ export {
   type RedisStorageOptions,
 } from './redis.js';
 export { storageFromUrl, parseStorageUrl, type StorageSpec } from './from-url.js';
+export { createKeyvQueue, type KeyvQueueOptions } from './queue/keyv-queue.js';
+export { createBullmqQueue, type BullmqQueueOptions } from './queue/bullmq-queue.js';

@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createKeyvQueue } from './queue/keyv-queue.js';
 
 /**
  * Everything in this process's memory: for tests, demos and single-process gateways that can
@@ -13,7 +14,7 @@ export function createMemoryStorage(): Storage {
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
 
-  return {
+  const storage: Storage = {
     kind: 'memory',
     shared: false,
     keyv<T = unknown>(namespace: string): Keyv<T> {
@@ -28,6 +29,7 @@ export function createMemoryStorage(): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    queue: (name, options) => createKeyvQueue(storage, name, options),
     async close() {
       await coordinator.close();
       keyvs.clear();
@@ -36,4 +38,5 @@ export function createMemoryStorage(): Storage {
       maps.clear();
     },
   };
+  return storage;
 }

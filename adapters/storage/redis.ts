@@ -3,6 +3,7 @@ import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
+import { createBullmqQueue } from './queue/bullmq-queue.js';
 
 /** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
 export type RedisClient = ReturnType<typeof createClient>;
@@ -60,7 +61,6 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
   return {
     kind: 'redis',
     shared: true,
-    redis: { url: options.url, prefix },
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {
@@ -74,6 +74,8 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
+    // BullMQ opens its own connections (blocking reads need one of their own).
+    queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
     async close() {
       await coordinator.close();
       keyvs.clear();

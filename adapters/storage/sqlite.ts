@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
+import { createKeyvQueue } from './queue/keyv-queue.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
 
 type Db = Database.Database;
@@ -187,7 +188,7 @@ export function createSqliteStorage(options: { path: string } & BusyOptions): St
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
 
-  return {
+  const storage: Storage = {
     kind: 'sqlite',
     shared: false,
     keyv<T = unknown>(namespace: string): Keyv<T> {
@@ -201,12 +202,14 @@ export function createSqliteStorage(options: { path: string } & BusyOptions): St
       return keyv as Keyv<T>;
     },
     coordinator,
+    queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     async close() {
       await coordinator.close();
       keyvs.clear();
       if (db.open) db.close();
     },
   };
+  return storage;
 }
 
 type Statements = ReturnType<typeof prepareStatements>;

@@ -14,6 +14,7 @@ export type AuthMode = 'OAUTH2' | 'OAUTH2_CC' | 'API_KEY' | 'BASIC' | 'APP' | 'N
 export interface Provider {
   name: string;
   display_name: string;
+  /** `{base_url}/providers/{name}/logo.svg` (public), unless a custom entry names its own. */
   logo_url: string;
   categories: string[];
   auth_mode: AuthMode;
@@ -28,7 +29,8 @@ export interface Provider {
     paginate?: Record<string, unknown> & { type: string };
     [field: string]: unknown;
   };
-  docs: string;
+  /** Always set in the built-in catalog; a custom provider may leave it out. */
+  docs?: string;
   [field: string]: unknown;
 }
 

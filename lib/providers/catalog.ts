@@ -17,16 +17,21 @@ export class CatalogError extends Error {
   }
 }
 
-/** Validates raw entries; every problem of every entry is reported at once. */
-export function parseProviders(entries: readonly unknown[], source: string): Provider[] {
+/** `<source> entry #3 "acme"`: where a problem is, in words a person can find it by. */
+const entryLabel = (entry: unknown, index: number, source: string): string => {
+  const name = (entry as { name?: unknown } | null)?.name;
+  return `${source} entry #${index + 1}${typeof name === 'string' ? ` "${name}"` : ''}`;
+};
+
+/** Validates raw entries; every problem of every entry is reported at once, each naming the source and the entry. */
+export function parseProviders(entries: readonly unknown[], source: string, labelOf = (entry: unknown, index: number) => entryLabel(entry, index, source)): Provider[] {
   const problems: string[] = [];
   const providers: Provider[] = [];
   entries.forEach((entry, index) => {
     const result = providerSchema.safeParse(entry);
-    const label = (entry as { name?: unknown })?.name ?? `#${index}`;
     if (result.success) providers.push(result.data);
     else for (const issue of result.error.issues) {
-      problems.push(`${source} ${String(label)}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`);
+      problems.push(`${labelOf(entry, index)}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`);
     }
   });
   if (problems.length > 0) throw new CatalogError(problems);
@@ -36,8 +41,14 @@ export function parseProviders(entries: readonly unknown[], source: string): Pro
 /** Reads the one-file-per-provider catalog folder. */
 export function readCatalogDir(dir: string = builtInCatalogDir): Provider[] {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  const entries = files.map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown);
-  const providers = parseProviders(entries, dir);
+  const entries = files.map((file) => {
+    try {
+      return JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
+    } catch (error) {
+      throw new CatalogError([`${file}: ${error instanceof Error ? error.message : String(error)}`]);
+    }
+  });
+  const providers = parseProviders(entries, dir, (_entry, i) => files[i] ?? '');
   files.forEach((file, i) => {
     const name = providers[i]?.name;
     if (`${name}.json` !== file) throw new CatalogError([`${file}: file name must be "${name}.json"`]);

@@ -89,11 +89,27 @@ export const proxySchema = z.object({
   verification_endpoint: z.string().startsWith('/').optional(),
 }).strict();
 
+/** A simple-icons slug (`googlecalendar`): also a file name in its icons folder, so nothing else. */
+export const logoSlug = z.string().regex(/^[a-z0-9_]{1,64}$/, 'must be a simple-icons slug (lower-case letters, digits, _)');
+
+/**
+ * A catalog entry as written (spec 2.1 without `logo_url`, which the gateway derives). Only what
+ * the proxy needs is required: `name`, `auth_mode`, `proxy.base_url` and the URLs the auth mode
+ * needs; display name, categories, docs and logo default (a custom provider can be four lines).
+ */
 export const providerSchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/),
-  display_name: z.string().min(1),
-  logo_url: url,
-  categories: z.array(z.string().min(1)).min(1),
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'),
+  /** Default: the name. */
+  display_name: z.string().min(1).optional(),
+  /**
+   * simple-icons slug when the brand's slug is not the name (or the name without dashes); `false`
+   * when a simple-icons brand of the same name is another company (the monogram is used).
+   */
+  logo: z.union([logoSlug, z.literal(false)]).optional(),
+  /** A logo hosted elsewhere, published as `logo_url` instead of the gateway's own logo route. */
+  logo_url: url.optional(),
+  /** Default: `["other"]`. */
+  categories: z.array(z.string().min(1)).min(1).optional(),
   auth_mode: z.enum(authModes),
   authorization_url: templatedUrl.optional(),
   token_url: templatedUrl.optional(),
@@ -122,10 +138,11 @@ export const providerSchema = z.object({
   post_connection_script: z.string().min(1).optional(),
   webhook_routing_script: z.string().min(1).optional(),
   proxy: proxySchema,
-  docs: url,
+  /** The provider's documentation page this entry was checked against (required in the built-in catalog). */
+  docs: url.optional(),
   /** Free-form notes shown to the customer (e.g. admin consent requirements). */
   notes: z.string().optional(),
-}).strict().superRefine((p, ctx) => {
+}).strict().transform((p) => ({ ...p, display_name: p.display_name ?? p.name, categories: p.categories ?? ['other'] })).superRefine((p, ctx) => {
   const oauth = p.auth_mode === 'OAUTH2';
   if (oauth && (!p.authorization_url || !p.token_url)) {
     ctx.addIssue({ code: 'custom', message: 'OAUTH2 providers need authorization_url and token_url' });
@@ -151,6 +168,6 @@ export const providerSchema = z.object({
   }
 });
 
-export type Provider = z.infer<typeof providerSchema>;
+export type Provider = z.output<typeof providerSchema>;
 export type Paginate = z.infer<typeof paginateSchema>;
 export type CredentialPlacement = z.infer<typeof credentialPlacementSchema>;

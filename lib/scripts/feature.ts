@@ -45,9 +45,6 @@ export async function createScripts(deps: ScriptsDeps) {
     // Checked here too: JavaScript callers can pass anything.
     if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(String(env.scriptLogLevel), `environment "${env.name}": scriptLogLevel`));
   }
-  if (!options.engine && !storage.redis && storage.shared) {
-    throw new Error(`scripts: storage "${storage.kind}" is shared but not Redis; pass scripts.engine so each schedule runs once`);
-  }
 
   const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb, nice: options.nice });
   let registry: ScriptRegistry;
@@ -78,10 +75,10 @@ export async function createScripts(deps: ScriptsDeps) {
     logger,
   };
   const jobs = createJobs({ runner, options, storage, logger, events: deps.events, environments: deps.environments.map((e) => e.name) });
-  const syncs = createSyncApi({ registry, states: runner.states, engine: jobs.engine, connections: deps.connections, scheduleId: jobs.scheduleId });
-  const actions = createActionApi({ runner, engine: jobs.engine, statusUrl: (id) => `${deps.baseUrl}/action/${encodeURIComponent(id)}` });
+  const syncs = createSyncApi({ registry, states: runner.states, queue: jobs.queue, connections: deps.connections, scheduleId: jobs.scheduleId });
+  const actions = createActionApi({ runner, queue: jobs.queue, statusUrl: (id) => `${deps.baseUrl}/action/${encodeURIComponent(id)}` });
   try {
-    await jobs.start((job) => actions.complete(job));
+    await jobs.start((job, signal) => actions.complete(job, signal));
   } catch (error) {
     await pool.close();
     await jobs.close();
@@ -95,6 +92,8 @@ export async function createScripts(deps: ScriptsDeps) {
     logs: runner.logs,
     /** Re-creates the schedules of an environment's syncs (after a deploy). */
     reschedule: jobs.reschedule,
+    /** Runs waiting, delayed, running and dead-lettered (for metrics). */
+    queueCounts: jobs.counts,
     /** Runs a sync now, in this process, and returns its outcome (tests and embedded callers). */
     runSyncNow: jobs.runSyncNow,
     /** Runs an on-event script for a connection now (the authorization flow's post-connection step). */
@@ -105,9 +104,11 @@ export async function createScripts(deps: ScriptsDeps) {
     api,
     routes: createScriptRoutes(api),
     async close() {
-      // Workers first: a running script ends at once, then the engine's bookkeeping finishes.
+      // The queue stops taking jobs, the workers end running scripts at once (an async action cut
+      // so is kept for the next start), then the queue settles what was in flight.
+      const stopping = jobs.close();
       await pool.close();
-      await jobs.close();
+      await stopping;
     },
   };
 }

@@ -7,6 +7,6 @@ export { resolveScriptsOptions, actionOutputLimitBytes, type ScriptsOptions } fr
 export { parseStoredLevel, defaultStoredLevel } from './logs/levels.js';
 export type { ScriptModule, ScriptEntry } from './registry/registry.js';
 export { legacyFormatMessage, readScriptsDirectory } from './registry/directory.js';
-export type { JobEngine, ScriptJob } from './schedule/jobs.js';
+export type { ScriptJob } from './schedule/jobs.js';
 export { triggerSyncSchema, syncSelectionSchema, triggerActionSchema, deploySchema } from './routes/index.js';
 export * from './define/index.js';

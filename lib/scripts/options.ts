@@ -2,7 +2,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultMinimumFrequencyMs, parseFrequency } from './define/frequency.js';
 import type { ScriptModule } from './registry/registry.js';
-import type { JobEngine } from './schedule/jobs.js';
+import type { WorkQueue } from '../queue/index.js';
+import type { ScriptJob } from './schedule/jobs.js';
 
 /** `GatewayOptions.scripts`: every field has a default. */
 export interface ScriptsOptions {
@@ -24,8 +25,13 @@ export interface ScriptsOptions {
   minimumFrequency?: string | number;
   /** Where deployed bundles are written for workers to import. Default `<tmp>/portico-scripts-<uid>`. */
   bundleDir?: string;
-  /** Overrides the job engine (default: BullMQ when the storage is Redis, in-process timers otherwise). */
-  engine?: JobEngine;
+  /**
+   * A claimed run (sync, async action, …) is hidden from other instances this long without a
+   * heartbeat: after a crash mid-run it runs again this long later. Default 30 s.
+   */
+  leaseMs?: number;
+  /** Where runs wait and schedules fire. Default: the storage's work queue (`storage.queue('scripts')`). */
+  queue?: WorkQueue<ScriptJob>;
 }
 
 export interface ResolvedScriptsOptions {
@@ -38,7 +44,8 @@ export interface ResolvedScriptsOptions {
   actionTimeoutMs: number;
   minimumFrequencyMs: number;
   bundleDir: string;
-  engine: JobEngine | undefined;
+  leaseMs: number | undefined;
+  queue: WorkQueue<ScriptJob> | undefined;
 }
 
 /** Spec 7 and 8: an action's output may not exceed 2 MB (since 1 Oct 2025). */
@@ -75,6 +82,7 @@ export function resolveScriptsOptions(options: ScriptsOptions = {}): ResolvedScr
     actionTimeoutMs: positive('actionTimeoutMs', options.actionTimeoutMs, 300_000),
     minimumFrequencyMs,
     bundleDir: options.bundleDir ?? join(tmpdir(), `portico-scripts-${uid}`),
-    engine: options.engine,
+    leaseMs: options.leaseMs === undefined ? undefined : positive('leaseMs', options.leaseMs, 0),
+    queue: options.queue,
   };
 }

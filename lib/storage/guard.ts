@@ -22,6 +22,9 @@ const probeTimeoutMs = 250;
 /** Keyv methods that reach the store; everything else (events, options, `store`) passes through. */
 const storeMethods = new Set(['get', 'getMany', 'getRaw', 'getManyRaw', 'set', 'setMany', 'delete', 'deleteMany', 'clear', 'has', 'hasMany']);
 
+/** Work-queue methods a request waits on. */
+const queueMethods = new Set(['enqueue']);
+
 /** True for the error the guard answers with (a 503 with `Retry-After` at the edge). */
 export const isStoreUnavailable = (error: unknown): boolean => GatewayError.is(error) && error.code === 'store_unavailable';
 
@@ -38,19 +41,22 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
   const keyvs = new Map<string, Keyv>();
   // Its own deadline state: locks may live elsewhere (in memory beside SQLite) and answer while the store does not.
   const coordinator = guardCoordinator(storage.coordinator, createDeadline(options));
+  // Enqueueing is what a request waits for (an action accepted, a sync triggered, a webhook
+  // sent): it gets the store's deadline too. Workers and schedules run in the background.
+  const enqueueRun = createDeadline(options);
   return {
     kind: storage.kind,
     shared: storage.shared,
-    ...(storage.redis ? { redis: storage.redis } : {}),
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let guarded = keyvs.get(namespace);
       if (!guarded) {
-        guarded = guardKeyv(storage.keyv(namespace), namespace, run);
+        guarded = guardMethods(storage.keyv(namespace), storeMethods, namespace, run);
         keyvs.set(namespace, guarded);
       }
       return guarded as Keyv<T>;
     },
     coordinator,
+    queue: (name, queueOptions) => guardMethods(storage.queue(name, queueOptions), queueMethods, `queue ${name}`, enqueueRun),
     close: () => storage.close(),
   };
 }
@@ -91,18 +97,18 @@ function createDeadline(options: StoreGuardOptions): Run {
   });
 }
 
-/** The same Keyv, its store commands bounded (a Proxy: Keyv's own typing and `store` stay as they are). */
-function guardKeyv(keyv: Keyv, namespace: string, run: Run): Keyv {
+/** The same object, the named methods bounded (a Proxy: its type, prototype and other members stay as they are). */
+function guardMethods<O extends object>(target: O, methods: ReadonlySet<string>, label: string, run: Run): O {
   const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(keyv, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function' || !storeMethods.has(property as string)) return value;
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== 'function' || !methods.has(property as string)) return value;
       let method = wrapped.get(property);
       if (!method) {
         const original = value as (...args: unknown[]) => Promise<unknown>;
-        const operation = `${namespace}.${String(property)}`;
-        method = (...args: unknown[]) => run(operation, () => original.apply(target, args));
+        const operation = `${label}.${String(property)}`;
+        method = (...args: unknown[]) => run(operation, () => original.apply(object, args));
         wrapped.set(property, method);
       }
       return method;

@@ -1,9 +1,10 @@
 import type Keyv from 'keyv';
 import type { Coordinator } from '../coordination/index.js';
+import type { QueueOptions, WorkQueue } from '../queue/index.js';
 
 /**
  * Where the gateway keeps everything: Keyv namespaces over one back end, plus the coordinator
- * for what Keyv cannot do atomically. Back ends live in `adapters/storage/`.
+ * for what Keyv cannot do atomically and the work queue for what runs later. Back ends live in `adapters/storage/`.
  */
 export interface Storage {
   /** `memory`, `sqlite`, `redis`, … — for logs and diagnostics only. */
@@ -14,9 +15,9 @@ export interface Storage {
   keyv<T = unknown>(namespace: string): Keyv<T>;
   readonly coordinator: Coordinator;
   /**
-   * Set by Redis back ends: where the Redis is and the key prefix in use, for features that
-   * build on a Redis engine with its own connections (the webhook queue uses BullMQ).
+   * A handle on the named work queue, supplied by the back end next to the coordinator and as
+   * shared as it is: each handle started is one more worker. The caller closes it.
    */
-  readonly redis?: { readonly url: string; readonly prefix: string };
+  queue<T>(name: string, options?: QueueOptions): WorkQueue<T>;
   close(): Promise<void>;
 }

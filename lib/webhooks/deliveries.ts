@@ -20,6 +20,8 @@ export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
 /** One event to one URL, with every attempt made. */
 export interface DeliveryRecord {
   seq: number;
+  /** The event's number in the replay feed (`GET /webhooks/events`); absent on records older than the feed. */
+  event_seq?: number;
   delivery_id: string;
   environment: string;
   type: WebhookEventType;

@@ -10,13 +10,13 @@ import { createWebhookPoster } from './attempt.js';
 import { authEventFor, isConnectionEvent } from './auth-events.js';
 import { createConnectionWebhookUrls } from './connection-urls.js';
 import { createDeliveryLog } from './deliveries.js';
+import { createEventLog } from './event-log.js';
+import { createRedelivery } from './redeliver.js';
 import { createInstallationIndex } from './inbound/installation-index.js';
 import { builtInWebhookRoutings } from './inbound/registry.js';
 import { createInboundWebhookRoutes } from './inbound/routes.js';
 import { resolveWebhookOptions, type WebhookOptions } from './options.js';
-import { createBullmqQueue } from './queue/bullmq-queue.js';
-import { createKeyvQueue } from './queue/keyv-queue.js';
-import type { DeliveryQueue } from './queue/queue.js';
+import type { DeliveryJob } from './delivery-job.js';
 import { createWebhookRoutes } from './routes.js';
 import { createWebhookSender } from './sender.js';
 import { createDeliverySequence } from './sequence.js';
@@ -39,16 +39,12 @@ export interface WebhookDeps {
 /** Pause before a job whose handler threw (e.g. the store was unreachable) is tried again. */
 const errorDelayMs = 5_000;
 
-function chooseQueue(deps: WebhookDeps, concurrency: number, attempts: number): DeliveryQueue {
-  const { storage, logger } = deps;
-  if (storage.redis) {
-    return createBullmqQueue({ url: storage.redis.url, prefix: storage.redis.prefix, logger, concurrency, attempts, errorDelayMs });
-  }
-  if (storage.shared) {
-    throw new Error(`webhooks: storage "${storage.kind}" is shared but not Redis; pass webhooks.queue (a queue several processes can share)`);
-  }
-  return createKeyvQueue({ storage, logger, concurrency, errorDelayMs });
-}
+/**
+ * Attempts before a job goes to the dead letters: the delivery policy decides when a delivery
+ * fails (its record says so); this ceiling only stops a handler that keeps throwing (the store
+ * unreachable for hours), and its job stays visible among the queue's dead letters.
+ */
+const maxAttempts = 50;
 
 /**
  * The webhooks feature: outgoing signed deliveries (auth events from the bus, and whatever other
@@ -63,10 +59,14 @@ export async function createWebhooks(deps: WebhookDeps) {
   const settings = createWebhookSettingsStore({ storage, cipher: deps.cipher, environments: deps.environments, cacheTtlMs: deps.cacheTtlMs });
   const sequence = createDeliverySequence(storage);
   const log = createDeliveryLog(storage, sequence, { retention: resolved.retention, scanLimit: 5_000 });
+  const events = createEventLog(storage, createDeliverySequence(storage, 'webhook-event'), { retention: resolved.retention });
   const connectionUrls = createConnectionWebhookUrls(storage);
   const installations = createInstallationIndex(storage, deps.connections);
-  const queue = deps.options?.queue ?? chooseQueue(deps, resolved.concurrency, resolved.policy.retries + 1);
-  const sender = createWebhookSender({ settings, connectionUrls, sequence, log, queue, integrations: deps.integrations, isEnvironment });
+  const queue = deps.options?.queue ?? storage.queue<DeliveryJob>('webhooks', {
+    errorDelayMs, maxAttempts, onError: (message, details) => logger.warn(`webhooks: ${message}`, details),
+    ...(deps.options?.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
+  });
+  const sender = createWebhookSender({ settings, connectionUrls, sequence, log, events, queue, integrations: deps.integrations, isEnvironment });
 
   const unsubscribe = deps.events.subscribe(async (event) => {
     if (!isConnectionEvent(event)) return;
@@ -80,7 +80,7 @@ export async function createWebhooks(deps: WebhookDeps) {
   });
 
   const poster = createWebhookPoster({ timeoutMs: resolved.policy.timeoutMs });
-  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }));
+  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), { concurrency: resolved.concurrency });
 
   return {
     /** For other features: accept an event (sync, records, action, …) for delivery. */
@@ -90,9 +90,11 @@ export async function createWebhooks(deps: WebhookDeps) {
       deliveries: log,
       policy: resolved.policy,
       queueKind: queue.kind,
+      /** Deliveries waiting, delayed, being attempted and dead-lettered (for metrics). */
+      queueCounts: () => queue.counts(),
     },
     /** Behind the secret key. */
-    routes: createWebhookRoutes({ settings, log, connectionUrls, connections: deps.connections }),
+    routes: createWebhookRoutes({ settings, log, events, redeliver: createRedelivery({ log, events, queue }), connectionUrls, connections: deps.connections }),
     /** Public: providers call these. */
     inboundRoutes: createInboundWebhookRoutes({
       isEnvironment, integrations: deps.integrations, connections: deps.connections, catalog: deps.catalog,

@@ -9,7 +9,5 @@ export type {
 } from './payloads.js';
 export type { DeliveryRecord, AttemptRecord, DeliveryState } from './deliveries.js';
 export type { SendResult } from './sender.js';
-export type { DeliveryQueue, DeliveryJob, JobHandler, JobOutcome } from './queue/queue.js';
-export { createKeyvQueue } from './queue/keyv-queue.js';
-export { createBullmqQueue } from './queue/bullmq-queue.js';
+export type { DeliveryJob } from './delivery-job.js';
 export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest } from './inbound/routing.js';

@@ -1,5 +1,6 @@
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './policy.js';
-import type { DeliveryQueue } from './queue/queue.js';
+import type { WorkQueue } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 
 /** `GatewayOptions.webhooks`: every field optional; the defaults follow the spec. */
 export interface WebhookOptions extends Partial<DeliveryPolicy> {
@@ -10,10 +11,12 @@ export interface WebhookOptions extends Partial<DeliveryPolicy> {
   /** Largest provider webhook body accepted. Default 25 MiB (the code-hosting provider's cap). */
   inboundBodyLimit?: number;
   /**
-   * Where accepted events wait. Default: BullMQ when the storage is Redis, otherwise the outbox
-   * in the storage's own Keyv store. Tests pass one to run both against the same behaviour.
+   * A delivery being attempted is hidden from other instances this long without a heartbeat:
+   * after a crash mid-attempt, it is attempted again this long later. Default 30 s.
    */
-  queue?: DeliveryQueue;
+  leaseMs?: number;
+  /** Where accepted events wait. Default: the storage's work queue (`storage.queue('webhooks')`). */
+  queue?: WorkQueue<DeliveryJob>;
 }
 
 export interface ResolvedWebhookOptions {

@@ -54,6 +54,12 @@ export interface RecordsEventInput {
   count: number;
   /** Records after this cursor are new; null when the model had no records before. */
   cursor: string | null;
+  /**
+   * The cursor of the newest record this announcement covers: the records announced are those
+   * after `cursor` up to this one (`GET /records?cursor=<cursor>`), and the next announcement's
+   * `cursor`. So replayed announcements agree with `GET /records`.
+   */
+  latest_cursor?: string | null | undefined;
   /** Records modified after this time are new (less precise than `cursor`). */
   modified_after: string;
 }

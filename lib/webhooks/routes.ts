@@ -10,16 +10,23 @@ import { parseOrFail } from '../http/validate.js';
 import { maskSecret } from '../integrations/index.js';
 import { uniqueKey } from '../integrations/schema.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
-import type { DeliveryLog } from './deliveries.js';
-import { connectionWebhookUrlSchema, deliveriesQuery, environmentPatchSchema } from './schema.js';
+import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
+import type { EventLog } from './event-log.js';
+import { connectionWebhookUrlSchema, deliveriesQuery, environmentPatchSchema, eventsQuery } from './schema.js';
+import { signatureHeaders } from './signing.js';
 import type { WebhookSettings, WebhookSettingsStore } from './settings.js';
 
 export interface WebhookRoutesDeps {
   settings: WebhookSettingsStore;
   log: DeliveryLog;
+  events: EventLog;
+  /** Sends a delivery again (see redeliver.ts). */
+  redeliver(env: string, deliveryId: string): Promise<DeliveryRecord[]>;
   connectionUrls: ConnectionWebhookUrls;
   connections: ConnectionService;
 }
+
+const recordView = ({ environment: _env, seq: _seq, event_seq: _event, ...record }: DeliveryRecord) => record;
 
 const view = (env: string, s: WebhookSettings, revealKey = false) => ({
   name: env,
@@ -63,8 +70,28 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayStat
     const before = query.cursor === undefined ? undefined : decodeOffsetCursor(query.cursor, 'webhook-deliveries');
     const page = await deps.log.list(env, query, query.limit, before);
     ctx.body = {
-      data: page.records.map(({ environment: _env, seq: _seq, ...record }) => record),
+      data: page.records.map(recordView),
       next_cursor: page.next === null ? null : encodeOffsetCursor(page.next, 'webhook-deliveries'),
+    };
+  });
+
+  router.post('/webhooks/deliveries/:id/retry', async (ctx) => {
+    const id = param(ctx, 'id');
+    if (!/^[0-9a-f-]{36}$/i.test(id)) fail('invalid_request', 'id: a delivery_id (UUID) from GET /webhooks/deliveries.', { field: 'id' });
+    ctx.status = 202;
+    ctx.body = { data: (await deps.redeliver(ctx.state.environment.name, id)).map(recordView) };
+  });
+
+  // The replay feed: every event in the order accepted, with the body and signatures a delivery carries.
+  router.get('/webhooks/events', async (ctx) => {
+    const env = ctx.state.environment.name;
+    const query = parseOrFail(eventsQuery, ctx.query, 'invalid_request');
+    const page = await deps.events.after(env, query.after, query.limit);
+    const { signing_key: key } = await deps.settings.get(env);
+    ctx.body = {
+      data: page.events.map((e) => ({ ...e, signatures: signatureHeaders(Buffer.from(e.body, 'utf8'), key) })),
+      next_after: page.next_after,
+      has_more: page.has_more,
     };
   });
 

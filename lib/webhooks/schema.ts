@@ -15,6 +15,12 @@ export const connectionWebhookUrlSchema = z.object({
   webhook_url: webhookUrl,
 }).strict();
 
+export const eventsQuery = z.object({
+  /** The `seq` (or `next_after`) last processed; 0 or absent: from the oldest kept. */
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+}).strict();
+
 export const deliveriesQuery = z.object({
   connection_id: connectionId.optional(),
   provider_config_key: uniqueKey.optional(),

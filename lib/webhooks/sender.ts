@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IntegrationService } from '../integrations/index.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
 import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
+import type { EventLog } from './event-log.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
-import type { DeliveryJob, DeliveryQueue } from './queue/queue.js';
+import type { WorkQueue } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 import type { DeliverySequence } from './sequence.js';
 import type { WebhookSettingsStore } from './settings.js';
 
@@ -26,7 +28,8 @@ export interface SenderDeps {
   connectionUrls: ConnectionWebhookUrls;
   sequence: DeliverySequence;
   log: DeliveryLog;
-  queue: DeliveryQueue;
+  events: EventLog;
+  queue: WorkQueue<DeliveryJob>;
   integrations: IntegrationService;
   isEnvironment(env: string): boolean;
 }
@@ -53,9 +56,15 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
       const payload = { ...rest, provider, delivery_id: randomUUID(), created_at: new Date().toISOString(), environment: env } as WebhookPayload;
       const body = JSON.stringify(payload);
       const targets = await targetsOf(env, event);
+      // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
+      const eventSeq = await deps.events.append(env, {
+        delivery_id: payload.delivery_id, type: event.type, connection_id: event.connection_id,
+        provider_config_key: event.provider_config_key, body, created_at: payload.created_at,
+      });
       const first = await deps.sequence.next(env, targets.length);
       const records: DeliveryRecord[] = targets.map(({ target, url }, i) => ({
         seq: first + i,
+        event_seq: eventSeq,
         delivery_id: payload.delivery_id,
         environment: env,
         type: event.type,
@@ -84,7 +93,7 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         body,
         created_at: r.created_at,
       }));
-      if (jobs.length > 0) await deps.queue.enqueue(jobs);
+      if (jobs.length > 0) await deps.queue.enqueue(jobs.map((job) => ({ id: job.id, data: job })));
       return { delivery_id: payload.delivery_id, queued: jobs.length };
     },
   };

@@ -1,6 +1,6 @@
 import type { Storage } from '../storage/index.js';
 
-/** Numbers each environment's deliveries 1, 2, 3, … so they can be listed newest first without an index. */
+/** Numbers each environment's deliveries (or events) 1, 2, 3, … so they can be listed without an index. */
 export interface DeliverySequence {
   /** Reserves `count` numbers; returns the first. */
   next(env: string, count: number): Promise<number>;
@@ -13,8 +13,8 @@ export interface DeliverySequence {
  * processes and kept by Redis). On a single process's storage the coordinator's counters live in
  * memory, so the sequence is kept in the store itself, its writes serialized in this process.
  */
-export function createDeliverySequence(storage: Storage): DeliverySequence {
-  const counterKey = (env: string) => `webhook-seq:${env}`;
+export function createDeliverySequence(storage: Storage, name = 'webhook'): DeliverySequence {
+  const counterKey = (env: string) => `${name}-seq:${env}`;
   if (storage.shared) {
     return {
       async next(env, count) {
@@ -23,7 +23,7 @@ export function createDeliverySequence(storage: Storage): DeliverySequence {
       current: (env) => storage.coordinator.increment(counterKey(env), 0),
     };
   }
-  const kv = storage.keyv<number>('webhook-sequence');
+  const kv = storage.keyv<number>(`${name}-sequence`);
   const loaded = new Map<string, number>();
   let chain: Promise<unknown> = Promise.resolve();
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {

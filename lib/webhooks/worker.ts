@@ -2,7 +2,8 @@ import type { Logger } from '../http/logger.js';
 import type { WebhookPoster } from './attempt.js';
 import type { AttemptRecord, DeliveryLog } from './deliveries.js';
 import { decide, type AttemptResult, type DeliveryPolicy } from './policy.js';
-import type { JobHandler } from './queue/queue.js';
+import type { JobHandler } from '../queue/index.js';
+import type { DeliveryJob } from './delivery-job.js';
 import type { WebhookSettingsStore } from './settings.js';
 import { signatureHeaders } from './signing.js';
 
@@ -18,9 +19,9 @@ const describe = (result: AttemptResult): string | null => {
  * The queue's handler: signs the body with the environment's current key (so a rotation applies to
  * retries too), makes one attempt, records it, and says whether to retry.
  */
-export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler {
+export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler<DeliveryJob> {
   const { policy, log, logger } = deps;
-  return async (job, attempt, signal) => {
+  return async ({ data: job, attempt }, signal) => {
     const { signing_key } = await deps.settings.get(job.environment);
     const body = Buffer.from(job.body, 'utf8');
     const at = new Date().toISOString();
@@ -32,8 +33,9 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
       throw error;
     }
     const verdict = decide(policy, attempt, attempted.result);
+    const number = (job.attempt_offset ?? 0) + attempt;
     const record: AttemptRecord = {
-      attempt,
+      attempt: number,
       at,
       status: attempted.result.kind === 'response' ? attempted.result.status : null,
       duration_ms: attempted.durationMs,
@@ -44,11 +46,11 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
       ...r,
       state: verdict.kind === 'delivered' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'pending',
       reason: verdict.kind === 'failed' ? verdict.reason : null,
-      attempts: [...r.attempts.filter((a) => a.attempt !== attempt), record],
+      attempts: [...r.attempts.filter((a) => a.attempt !== number), record],
       updated_at: new Date().toISOString(),
     }));
     if (verdict.kind !== 'delivered') {
-      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt, error: record.error, retry_in_ms: record.retry_in_ms });
+      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt: number, error: record.error, retry_in_ms: record.retry_in_ms });
     }
     return verdict.kind === 'retry' ? { kind: 'retry', delayMs: verdict.delayMs } : { kind: 'done' };
   };

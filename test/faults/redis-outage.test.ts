@@ -1,7 +1,6 @@
 import t from 'tap';
-import { createRedisStorage } from '../../adapters/storage/index.js';
-import { createLogger } from '../../lib/http/logger.js';
-import { createMemoryEngine } from '../../lib/scripts/schedule/memory-engine.js';
+import { createMemoryStorage, createRedisStorage } from '../../adapters/storage/index.js';
+import type { Storage } from '../../lib/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { proxySetup } from '../proxy/helpers.js';
@@ -28,13 +27,19 @@ t.test('Redis cut: API routes answer 503 store_unavailable fast, warm proxy call
     await cutter.close();
     await removeRedisKeys(prefix);
   });
-  // A short cache life, so the warm connection is past it when the store goes away. The script
-  // engine and the webhook queue stay off BullMQ here: after a Redis outage, BullMQ's clients
-  // do not all stop on close() (gateway.close() moves on after 5 s, but a client left
-  // reconnecting keeps this test process alive); BullMQ is being moved behind the work-queue port.
-  const scripts = { engine: createMemoryEngine(createLogger({ level: 'error', write: () => {} })) };
-  const webhooks = { queue: { kind: 'none', enqueue: async () => {}, start: async () => {}, close: async () => {} } };
-  const setup = await proxySetup(t, { gateway: { storage, cacheTtlMs: 200, scripts, webhooks } });
+  // Work queues in process: after a Redis outage, BullMQ's close() leaves a client reconnecting
+  // to the (closed) cutter, which keeps this test process alive (gateway.close() itself moves
+  // on after 5 s per part). An open item of the BullMQ queue, not of what this test checks.
+  const queues = createMemoryStorage();
+  const gatewayStorage: Storage = {
+    kind: storage.kind, shared: storage.shared, coordinator: storage.coordinator,
+    keyv: (namespace) => storage.keyv(namespace),
+    queue: (name, options) => queues.queue(name, options),
+    close: async () => {},
+  };
+  t.teardown(() => queues.close());
+  // A short cache life, so the warm connection is past it when the store goes away.
+  const setup = await proxySetup(t, { gateway: { storage: gatewayStorage, cacheTtlMs: 200 } });
   const { gw } = setup;
   t.equal((await setup.proxy('GET', '/items')).status, 200, 'c1 is warm');
   t.equal((await gw.call('GET', '/health/ready', { key: null })).status, 200, 'ready before the cut');

@@ -8,6 +8,7 @@ import {
   readCatalogDir,
 } from '../../lib/providers/catalog.js';
 import { authModes, type Provider } from '../../lib/providers/schema.js';
+import { problemsOf } from '../helpers/catalog-problems.js';
 
 const providers = readCatalogDir();
 const byName = new Map(providers.map((p) => [p.name, p]));
@@ -21,23 +22,12 @@ const get = (name: string): Provider => {
 const valid = {
   name: 'example-oauth',
   display_name: 'Example',
-  logo_url: 'https://cdn.portico.dev/providers/example-oauth.svg',
   categories: ['productivity'],
   auth_mode: 'OAUTH2',
   authorization_url: 'https://example.com/oauth/authorize',
   token_url: 'https://example.com/oauth/token',
   proxy: { base_url: 'https://api.example.com' },
   docs: 'https://example.com/docs',
-};
-
-const problemsOf = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CatalogError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a CatalogError');
 };
 
 t.test('the built-in catalog folder loads without a CatalogError', (t) => {
@@ -66,7 +56,7 @@ t.test('provider names are unique and match their files', (t) => {
 
 t.test('entries are internally consistent', (t) => {
   for (const p of providers) {
-    t.equal(p.logo_url, `https://cdn.portico.dev/providers/${p.name}.svg`, `${p.name} logo path`);
+    t.equal(p.logo_url, undefined, `${p.name}: logo_url is derived, not written`);
     if (p.auth_mode === 'OAUTH2') t.ok(p.authorization_url && p.token_url, `${p.name} has OAuth URLs`);
     if (p.auth_mode === 'OAUTH2_CC') t.ok(p.token_url, `${p.name} has a token URL`);
     for (const key of Object.keys(p.connection_config_defaults ?? {})) {
@@ -148,6 +138,19 @@ t.test('parseProviders rejects invalid entries and lists every problem', (t) => 
   const err = t.throws(() => parseProviders([{ ...valid, auth_mode: 'OAUTH2_CC', token_url: undefined }], 'test'));
   t.type(err, CatalogError);
   t.match((err as Error).message, /OAUTH2_CC providers need token_url/);
+  t.end();
+});
+
+t.test('a custom entry needs only what the proxy needs; cosmetic fields default', (t) => {
+  const [minimal] = parseProviders([{ name: 'acme', auth_mode: 'API_KEY', proxy: { base_url: 'https://api.acme.example' } }], 'test');
+  t.equal(minimal?.display_name, 'acme');
+  t.same(minimal?.categories, ['other']);
+  t.equal(minimal?.docs, undefined);
+  const problems = problemsOf(() => parseProviders([valid, { name: 'oauth-min', auth_mode: 'OAUTH2', proxy: { base_url: 'https://api.x.example' } }, { auth_mode: 'API_KEY' }], 'providers.yaml'));
+  t.ok(problems.some((m) => m.startsWith('providers.yaml entry #2 "oauth-min": ') && m.includes('authorization_url and token_url')), problems.join('\n'));
+  t.ok(problems.some((m) => m.startsWith('providers.yaml entry #3: name:')), 'an entry without a name is named by its position');
+  t.ok(problems.some((m) => m.startsWith('providers.yaml entry #3: proxy:')));
+  t.notOk(problems.some((m) => m.includes('#1')), 'the valid entry raises no problem');
   t.end();
 });
 

@@ -64,7 +64,7 @@ t.test('three gateways on one Redis: each scheduled slot runs once (BullMQ job s
   for (const run of runs) t.equal(requested.filter((id) => id === run.run).length, 1, `scheduled run ${run.run} called the provider once`);
 });
 
-t.test('one gateway on memory storage schedules with in-process timers', async (t) => {
+t.test('one gateway on memory storage schedules through the store outbox', async (t) => {
   const provider = await fakeProvider((_req, res) => json(res, { ok: true }));
   t.teardown(() => provider.close());
   const gw = await start(t, writeScript(t.testdir({}), 'ticker.mjs', ticker), provider.url, {});

@@ -69,6 +69,8 @@ t.test('a full sync pages through a cursor API, saves records, detects changes a
   t.match(announcements, [{ model: 'Item', count: 3, cursor: null }, { model: 'Item', count: 3 }]);
   const since = await s.gw.call('GET', `/records?model=Item&cursor=${encodeURIComponent(announcements[1]?.cursor)}`, { headers: { 'connection-id': 'c1', 'provider-config-key': 'fake' } });
   t.same(since.json.records.map((r: any) => r.id).sort(), ['b', 'c', 'd'], 'the announced cursor gives exactly the records the second run changed');
+  t.equal(announcements[0]?.latest_cursor, announcements[1]?.cursor, 'each announcement ends where the next begins');
+  t.equal(announcements[1]?.latest_cursor, since.json.records.at(-1)._service_metadata.cursor, 'and names the newest record it announces');
 });
 
 t.test('an incremental sync resumes from its checkpoint; a full trigger starts over', async (t) => {

@@ -3,7 +3,8 @@ import { fail } from '../../errors.js';
 import type { LogLevel } from '../../http/logger.js';
 import type { RunnerDeps } from '../run/deps.js';
 import { runAction, type ActionRunOutcome } from '../run/action-run.js';
-import type { ActionJob, JobEngine } from '../schedule/jobs.js';
+import type { JobOutcome } from '../../queue/index.js';
+import type { ActionJob, ScriptQueue } from '../schedule/jobs.js';
 import type { ActionRun } from '../state/action-runs.js';
 
 export interface ActionCall {
@@ -16,7 +17,7 @@ export interface ActionCall {
 
 export interface ActionApiDeps {
   runner: RunnerDeps;
-  engine: JobEngine;
+  queue: ScriptQueue;
   /** `GET /action/:id` under the gateway's public address. */
   statusUrl(id: string): string;
 }
@@ -47,15 +48,15 @@ export function createActionApi(deps: ActionApiDeps) {
         status: 'pending', created_at: new Date().toISOString(), finished_at: null, output_json: null, error: null,
       };
       await runner.actionRuns.put(record);
-      await deps.engine.enqueue({
+      await deps.queue.enqueue({
         type: 'action', environment: env, id, providerConfigKey: call.providerConfigKey, connectionId: call.connectionId,
         action: call.action, input: call.input, ...(call.logLevel ? { logLevel: call.logLevel } : {}),
       }, `action|${env}|${id}`);
       return { id, status_url: deps.statusUrl(id) };
     },
     get: (env: string, id: string) => runner.actionRuns.get(env, id),
-    /** The engine's side of an async action. */
-    async complete(job: ActionJob): Promise<void> {
+    /** The queue's side of an async action: runs once to completion, also after a crash mid-run. */
+    async complete(job: ActionJob, signal?: AbortSignal): Promise<JobOutcome | void> {
       const record = await runner.actionRuns.get(job.environment, job.id);
       if (!record || record.status === 'succeeded' || record.status === 'failed') return;
       await runner.actionRuns.put({ ...record, status: 'running' });
@@ -63,6 +64,8 @@ export function createActionApi(deps: ActionApiDeps) {
         environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId: job.connectionId,
         action: job.action, input: job.input, logLevel: job.logLevel, runId: job.id,
       });
+      // Cut by shutdown: it stays `running` and its job runs again after the restart.
+      if (!outcome.ok && outcome.error.code === 'script_interrupted' && signal?.aborted) return { kind: 'abandoned' };
       const finished: ActionRun = {
         ...record,
         status: outcome.ok ? 'succeeded' : 'failed',

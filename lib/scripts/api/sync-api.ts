@@ -2,7 +2,7 @@ import type { ConnectionService } from '../../connections/index.js';
 import { fail } from '../../errors.js';
 import type { LogLevel } from '../../http/logger.js';
 import type { ScriptEntry, ScriptRegistry } from '../registry/registry.js';
-import type { JobEngine } from '../schedule/jobs.js';
+import type { ScriptQueue } from '../schedule/jobs.js';
 import type { RunInfo, SyncState, SyncStateStore, SyncTarget } from '../state/sync-state.js';
 
 export interface SyncSelection {
@@ -30,7 +30,7 @@ export interface SyncStatus {
 export interface SyncApiDeps {
   registry: ScriptRegistry;
   states: SyncStateStore;
-  engine: JobEngine;
+  queue: ScriptQueue;
   connections: ConnectionService;
   scheduleId(environment: string, providerConfigKey: string, sync: string): string;
 }
@@ -68,7 +68,7 @@ export function createSyncApi(deps: SyncApiDeps) {
           running.push(pick(target));
           continue;
         }
-        await deps.engine.enqueue({
+        await deps.queue.enqueue({
           type: 'sync', ...target, mode: selection.mode, trigger: 'api', ...(selection.logLevel ? { logLevel: selection.logLevel } : {}),
         });
         queued.push(pick(target));
@@ -86,7 +86,7 @@ export function createSyncApi(deps: SyncApiDeps) {
       const targets = await select(env, selection);
       for (const { target } of targets) {
         const state = await deps.states.update(target, (s) => ({ ...s, paused: false }));
-        if (!state.latest_run) await deps.engine.enqueue({ type: 'sync', ...target, mode: 'incremental', trigger: 'api' });
+        if (!state.latest_run) await deps.queue.enqueue({ type: 'sync', ...target, mode: 'incremental', trigger: 'api' });
       }
       return targets.map(({ target }) => pick(target));
     },
@@ -97,7 +97,7 @@ export function createSyncApi(deps: SyncApiDeps) {
         const state = await deps.states.get(target);
         const paused = isPaused(state, entry);
         if (!next.has(entry.name)) {
-          const at = await deps.engine.nextRun(deps.scheduleId(env, target.providerConfigKey, entry.name));
+          const at = await deps.queue.nextRun(deps.scheduleId(env, target.providerConfigKey, entry.name));
           next.set(entry.name, at === null ? null : new Date(at).toISOString());
         }
         const latest = state.latest_run;

@@ -110,7 +110,7 @@ async function announceRecords(
       const latest = await deps.host.records.latestCursorSince(target(model), new Date(started.getTime() - 1));
       await emitSafely(deps, request.environment, log, {
         type: 'records', connection_id: request.connectionId, provider_config_key: request.providerConfigKey, model,
-        count: changed, cursor: state.announced_cursors[model] ?? null, modified_after: started.toISOString(),
+        count: changed, cursor: state.announced_cursors[model] ?? null, latest_cursor: latest, modified_after: started.toISOString(),
       });
       announced[model] = latest;
     } catch (error) {

@@ -44,21 +44,11 @@ export interface EventJob {
 }
 
 export type ScriptJob = TickJob | SyncJob | ActionJob | EventJob;
-export type JobHandler = (job: ScriptJob, meta: { scheduledAt: number | null }) => Promise<void>;
 
-/**
- * Where schedules fire and queued runs wait. In memory (one process owns memory and SQLite
- * stores) or on BullMQ (several processes on one Redis: each job is taken by one of them).
- */
-export interface JobEngine {
-  readonly kind: 'memory' | 'bullmq';
-  start(handler: JobHandler): Promise<void>;
-  /** Creates or updates the schedule `id` (idempotent: every instance may call it). */
-  schedule(id: string, everyMs: number, job: TickJob): Promise<void>;
-  unschedule(id: string): Promise<void>;
+/** What the scripts' APIs need of the work queue (`storage.queue('scripts')`). */
+export interface ScriptQueue {
+  /** Queues a job; a second job with the same `dedupeId` within the dedupe window is dropped. */
+  enqueue(job: ScriptJob, dedupeId?: string): Promise<void>;
   /** When the schedule next fires (epoch ms), if known. */
   nextRun(id: string): Promise<number | null>;
-  /** Queues a job; a second job with the same `dedupeId` while the first is known is dropped. */
-  enqueue(job: ScriptJob, dedupeId?: string): Promise<void>;
-  close(): Promise<void>;
 }

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { resolveQueueOptions, type JobHandler, type QueueOptions, type WorkQueue } from '../../../lib/queue/index.js';
+
+export interface BullmqQueueOptions extends QueueOptions {
+  /** The Redis the storage uses; BullMQ opens its own connections to it. */
+  url: string;
+  /** Key prefix of the storage; the queue lives under `<prefix>bull:<name>:*`. */
+  prefix: string;
+}
+
+/** What BullMQ carries: the caller's id (BullMQ's own id is a hash of it) and the data. */
+interface Carried<T> {
+  id: string;
+  data: T;
+}
+
+const giveBackDelayMs = 1_000;
+
+// BullMQ ids may not contain ':' nor be integers; a hash also bounds their length.
+const safeId = (text: string) => `j${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
+
+/** Thrown to make BullMQ retry after exactly `delayMs` (read back in the backoff strategy). */
+class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super('job to retry');
+    this.name = 'RetryLater';
+  }
+}
+
+/** The slot a job scheduler's job belongs to: its id ends with the slot's epoch ms. */
+const slotOf = (job: Job): number | null => {
+  if (!job.repeatJobKey) return null;
+  const millis = Number(String(job.id).split(':').pop());
+  return Number.isFinite(millis) ? millis : job.timestamp + (job.opts.delay ?? 0);
+};
+
+/**
+ * The work queue on Redis, built on BullMQ: jobs are in Redis once `enqueue` resolves, each is
+ * locked by one worker of all the processes sharing the Redis (the lock is the visibility
+ * timeout, renewed while the handler runs), a job whose worker died is handed out again by the
+ * stalled-job check once its lock lapses, job schedulers produce one job per slot, and jobs out
+ * of attempts stay in BullMQ's failed set (the dead letters).
+ */
+export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions): WorkQueue<T> {
+  const settings = resolveQueueOptions(options);
+  const onError = settings.onError ?? (() => {});
+  const connection = { url: options.url, maxRetriesPerRequest: null };
+  const prefix = `${options.prefix}bull`;
+  const queue = new Queue<Carried<T>>(name, { connection, prefix });
+  queue.on('error', (error) => onError('queue: redis error', { queue: name, error: error.message }));
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
+  let worker: Worker<Carried<T>> | undefined;
+  const jobOptions = {
+    attempts: settings.maxAttempts,
+    backoff: { type: 'portico' },
+    removeOnComplete: settings.keepDoneMs > 0 ? { age: Math.ceil(settings.keepDoneMs / 1000) } : true,
+    removeOnFail: { age: Math.ceil(settings.keepDeadMs / 1000) },
+  };
+
+  /** Back to the queue without counting an attempt; another process (or the next start) runs it. */
+  const giveBack = async (job: Job<Carried<T>>, token?: string): Promise<never> => {
+    // A moment's delay: the closing worker must not fetch it again itself.
+    await job.moveToDelayed(Date.now() + giveBackDelayMs, token);
+    throw new DelayedError();
+  };
+
+  const process = (handler: JobHandler<T>) => async (job: Job<Carried<T>>, token?: string) => {
+    if (abort.signal.aborted) return giveBack(job, token);
+    const outcome = await handler({ id: job.data.id, data: job.data.data, attempt: job.attemptsMade + 1, scheduledAt: slotOf(job) }, abort.signal);
+    if (outcome?.kind === 'retry') throw new RetryLater(outcome.delayMs);
+    if (outcome?.kind === 'abandoned') return giveBack(job, token);
+    return undefined;
+  };
+
+  return {
+    kind: 'bullmq',
+    async enqueue(jobs) {
+      await queue.addBulk(jobs.map((job) => ({
+        name,
+        data: { id: job.id, data: job.data },
+        opts: { ...jobOptions, jobId: safeId(job.id), ...(job.delayMs ? { delay: job.delayMs } : {}) },
+      })));
+    },
+    async schedule(id, everyMs, data) {
+      await queue.upsertJobScheduler(safeId(id), { every: everyMs }, { name, data: { id, data }, opts: jobOptions });
+    },
+    async unschedule(id) {
+      await queue.removeJobScheduler(safeId(id));
+    },
+    async nextRun(id) {
+      return (await queue.getJobScheduler(safeId(id)))?.next ?? null;
+    },
+    async start(handler, workerOptions) {
+      worker = new Worker<Carried<T>>(name, process(handler), {
+        connection,
+        prefix,
+        concurrency: Math.max(1, workerOptions.concurrency),
+        lockDuration: settings.visibilityTimeoutMs,
+        stalledInterval: settings.visibilityTimeoutMs,
+        // A crash-looping process must not make jobs fail: a stalled job is handed out again.
+        maxStalledCount: 1_000,
+        settings: {
+          backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
+            error instanceof RetryLater ? error.delayMs : settings.errorDelayMs,
+        },
+      });
+      worker.on('error', (error) => onError('queue worker: redis error', { queue: name, error: error.message }));
+      worker.on('failed', (job, error) => {
+        if (!(error instanceof RetryLater) && !(error instanceof DelayedError)) {
+          onError('queued job failed', { queue: name, job: job?.data.id, error: error.message });
+        }
+      });
+      await worker.waitUntilReady();
+    },
+    async counts() {
+      const c = await queue.getJobCounts('wait', 'prioritized', 'paused', 'delayed', 'active', 'failed');
+      return { waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0), delayed: c.delayed ?? 0, active: c.active ?? 0, dead: c.failed ?? 0 };
+    },
+    async close() {
+      // Stop taking jobs first, then cut the attempts in flight: a job given back while the worker
+      // still fetches would be picked up again at once.
+      const closing = worker?.close();
+      abort.abort();
+      await closing;
+      await queue.close();
+    },
+  };
+}
