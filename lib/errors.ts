@@ -73,8 +73,13 @@ export const errorStatus = {
   upstream_unreachable: 502,
   upstream_error: 502,
   upstream_response_too_large: 502,
+  // Hostile or broken providers (lib/proxy): a decoded body past its cap, pages past their byte budget.
+  upstream_decoded_too_large: 502,
+  upstream_pages_too_large: 502,
   token_exchange_failed: 502,
   service_unavailable: 503,
+  // The store (Redis, SQLite, …) did not answer in time or refused: retry shortly (lib/storage/guard.ts).
+  store_unavailable: 503,
   connection_refresh_unavailable: 503,
   upstream_timeout: 504,
   // Scripts (lib/scripts): syncs, actions, deploys.
@@ -141,6 +146,11 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
   }
 }
 
+/** Codes a caller should retry, and after how many seconds (sent as `Retry-After`). */
+const retryAfterSeconds: Partial<Record<ErrorCode, number>> = {
+  store_unavailable: 2,
+};
+
 /** Response header naming the code of an error the gateway itself answered with. */
 export const errorCodeHeader = 'Portico-Error';
 
@@ -151,6 +161,8 @@ export function answerError(ctx: Context, err: unknown, logger: Logger): void {
   if (known) {
     ctx.status = known.status;
     ctx.set(errorCodeHeader, known.code);
+    const retryAfter = retryAfterSeconds[known.code];
+    if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
     ctx.body = errorBody(known.code, known.message, known.details);
     return;
   }

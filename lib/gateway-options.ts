@@ -28,8 +28,21 @@ export interface GatewayOptions {
    * your own may implement `enabled(level)` so request lines are not even built when off.
    */
   logger?: Logger;
-  /** How long a cached integration/connection may be stale when the storage is shared. Default 5 s. */
+  /**
+   * Longest wait for one store command; past it (or when the store refuses) the request answers
+   * `503 store_unavailable` with `Retry-After`. Default 1.5 s.
+   */
+  storeTimeoutMs?: number;
+  /**
+   * How long a cached integration/connection may be stale when the storage is shared. Default 5 s.
+   * While the store is unavailable, a cached one keeps serving the proxy 60 s more (lib/storage/read-cache.ts).
+   */
   cacheTtlMs?: number;
+  /**
+   * `close()` waits at most this long for each part (webhook queue, scripts, records, proxy) to
+   * stop, then logs it and moves on, so closing always ends. Default 5 s.
+   */
+  closeTimeoutMs?: number;
   /** Largest JSON body a route accepts. Default 1 MiB. */
   bodyLimit?: number;
   /** Webhook delivery (timeout 20 s, 2 retries by default), queue and history settings. */

@@ -7,9 +7,11 @@ import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
 import { resealAll, type ResealProgress } from './keys/index.js';
 import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
+import { closeParts, type Closer } from './close-parts.js';
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
+import { createHealthRoutes, createReadiness, storeCheck } from './health/index.js';
 import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
@@ -19,7 +21,7 @@ import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createP
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
 import { createGatewayHost, createScriptHooks, createScripts } from './scripts/index.js';
-import { observeStorage } from './storage/index.js';
+import { defaultStoreTimeoutMs, guardStorage, logStoreFailures, observeStorage } from './storage/index.js';
 import { createMetrics, createMetricsRoutes, createTracing } from './telemetry/index.js';
 import { createWebhooks } from './webhooks/index.js';
 
@@ -47,8 +49,14 @@ export async function createGateway(options: GatewayOptions) {
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const logger = options.logger ?? createLogger();
-  // Store failures become countable (portico:storage:error); callers still see each one.
-  const storage = observeStorage(options.storage);
+  // Every store command bounded in time; a failing store answers 503 store_unavailable (lib/storage/guard.ts).
+  // Store failures also become countable (portico:storage:error); callers still see each one.
+  const storage = guardStorage(observeStorage(options.storage), {
+    timeoutMs: options.storeTimeoutMs ?? defaultStoreTimeoutMs,
+    onFailure: logStoreFailures((message, fields) => logger.warn(message, fields)),
+  });
+  const readiness = createReadiness();
+  readiness.register('store', storeCheck(storage));
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
   const encryptionKeys = typeof options.encryptionKeys === 'string' ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys;
   const cipher = createCipher(encryptionKeys);
@@ -68,7 +76,7 @@ export async function createGateway(options: GatewayOptions) {
   };
 
   // Routes that answer without a secret key (provider redirects, provider webhooks, docs).
-  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createLogoRoutes(catalog, createLogos(createBrandIcons()))];
+  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createHealthRoutes(readiness), createLogoRoutes(catalog, createLogos(createBrandIcons()))];
   // Routes behind `Authorization: Bearer <secret key>`.
   const protectedRouters: Router<GatewayState>[] = [
     createProviderRoutes(catalog, baseUrl),
@@ -86,18 +94,18 @@ export async function createGateway(options: GatewayOptions) {
     }),
     createRemovedConnectionRoutes(),
   ];
-  const closers: (() => Promise<void>)[] = [];
+  const closers: Closer[] = [];
   // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
   const metrics = options.metrics ? createMetrics(options.environments.map((e) => e.name), options.metrics) : undefined;
-  if (metrics) closers.push(async () => metrics.close());
+  if (metrics) closers.push({ name: 'metrics', close: async () => metrics.close() });
   if (metrics && options.metrics?.token) publicRouters.push(createMetricsRoutes(metrics, options.metrics.token));
   const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
-  if (tracing) closers.push(async () => tracing.close());
+  if (tracing) closers.push({ name: 'tracing', close: async () => tracing.close() });
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
   const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
   publicRouters.push(webhooks.inboundRoutes);
   protectedRouters.push(webhooks.routes);
-  closers.push(() => webhooks.close());
+  closers.push({ name: 'webhooks', close: () => webhooks.close() });
   // Synced records (lib/records): the store scripts write to, and GET /records.
   const records = createRecordStore({
     storage,
@@ -108,20 +116,20 @@ export async function createGateway(options: GatewayOptions) {
   events.subscribe(async (event) => {
     if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
   });
-  closers.push(() => records.close());
+  closers.push({ name: 'records', close: () => records.close() });
   // The proxy (lib/proxy): /proxy/{provider_path} and `gateway.proxy.request`, credentials by lib/credentials.
   const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
   const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
   // First in line: the hot path should not walk every other router's routes to get there.
   protectedRouters.unshift(proxy.routes);
-  closers.push(() => proxy.close());
+  closers.push({ name: 'proxy', close: () => proxy.close() });
   // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
   const scripts = await createScripts({
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
   });
   protectedRouters.push(...scripts.routes);
-  closers.push(() => scripts.close());
+  closers.push({ name: 'scripts', close: () => scripts.close() });
   // Connecting end users (lib/connect): connect sessions, the connect link, the OAuth callback,
   // app setup and the API key form. Built after the scripts: post_connection_script names
   // resolve through their registry first, then the built-in hooks.
@@ -181,7 +189,7 @@ export async function createGateway(options: GatewayOptions) {
     resealing = reseal((step) => { if (step.resealed > 0 || step.unreadable > 0) logger.info('keys: re-sealed under the current key', { ...step }); })
       .then((steps) => logger.info('keys: re-seal pass finished', { left_unreadable: steps.reduce((n, s) => n + s.unreadable, 0) }))
       .catch((error: unknown) => logger.warn('keys: the re-seal pass stopped; it runs again at the next start', { error: error instanceof Error ? error.message : String(error) }));
-    closers.unshift(async () => { await resealing; });
+    closers.unshift({ name: 'reseal', close: async () => { await resealing; } });
   }
 
   return {
@@ -202,9 +210,10 @@ export async function createGateway(options: GatewayOptions) {
     /** Synced records: saveBatch, deleteBatch, deleteNotSeenSince, prune, compact, list (GET /records). */
     records,
     /** Calls providers from code with a connection's credentials: `proxy.request({ environment, providerConfigKey, connectionId, path })`. */
-    proxy: { request: proxy.request, sockets: proxy.sockets },
+    proxy: { request: proxy.request, sockets: proxy.sockets, limits: proxy.limits },
     /** Syncs (trigger, pause, start, status), actions, logs and the script registry. */
     scripts: scripts.api,
+    /** The storage as the gateway uses it: every command bounded by `storeTimeoutMs`. */
     storage,
     cipher,
     /** Re-seals every value sealed under an older key (`portico keys reseal`); safe to run again. */
@@ -212,9 +221,9 @@ export async function createGateway(options: GatewayOptions) {
     routes,
     /** Prometheus metrics (`registry`, `scrape()`), when `options.metrics` was given. */
     metrics,
+    /** `health.register(name, check)`: adds a check to `GET /health/ready` (a worker pool, a queue consumer). */
+    health: { register: readiness.register },
     /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
-    async close() {
-      for (const close of closers.reverse()) await close();
-    },
+    close: () => closeParts(closers, logger, options.closeTimeoutMs),
   };
 }

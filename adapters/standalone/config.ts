@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
 import { readEnvironments, variableSuffix, type EnvironmentConfig } from './environment-config.js';
+import { defaultShutdownTimeoutMs } from './drain.js';
 
 export type { EnvironmentConfig } from './environment-config.js';
 
@@ -34,6 +35,8 @@ export interface StandaloneConfig {
   deployKeys: Readonly<Record<string, string>>;
   /** SERVICE_DEPLOYS_DISABLED: names of the environments that refuse every deploy. */
   deploysDisabled: readonly string[];
+  /** SERVICE_SHUTDOWN_TIMEOUT_MS: how long SIGTERM lets requests in flight finish (default 25 s). */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +117,9 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   const metricsPort = readPort({ variable: 'SERVICE_METRICS_PORT', value: get('SERVICE_METRICS_PORT') }, undefined);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) problems.push(`SERVICE_METRICS_PORT: must differ from the gateway's port (${port})`);
   const deploy = readDeployKeys(env, problems);
+  const shutdownText = get('SERVICE_SHUTDOWN_TIMEOUT_MS') ?? String(defaultShutdownTimeoutMs);
+  const shutdownTimeoutMs = Number(shutdownText);
+  if (!/^\d+$/.test(shutdownText) || shutdownTimeoutMs > 600_000) problems.push(`SERVICE_SHUTDOWN_TIMEOUT_MS: "${shutdownText}" must be a number of milliseconds up to 600000`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -130,6 +136,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     metricsToken,
     metricsPort,
     ...deploy,
+    shutdownTimeoutMs,
   });
 }
 

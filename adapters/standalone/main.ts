@@ -10,7 +10,12 @@ try {
   const standalone = await startStandalone(config);
   const shutdown = (signal: string) => {
     console.log(`${signal} received: finishing requests in flight, then stopping.`);
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // Last resort only: draining has its own deadline and every part of the gateway one to
+    // stop (5 s each); this fires only if something still hangs well past both.
+    const force = setTimeout(() => {
+      console.error('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 30_000);
     force.unref();
     standalone.stop().then(() => process.exit(0), (error: unknown) => {
       console.error('shutdown failed:', error);

@@ -9,6 +9,7 @@ import { banner } from './banner.js';
 import type { StandaloneConfig } from './config.js';
 import { devEncryptionKey, devSecretKey, newSecretKey } from './dev-keys.js';
 import { startMetricsServer } from './metrics-server.js';
+import { drainServer } from './drain.js';
 import { readProvidersFile } from './providers-file.js';
 import { maskUrl } from './secrets.js';
 
@@ -23,6 +24,7 @@ export interface Standalone {
   metricsUrl: string | undefined;
   /** Each environment's secret key (configured, or the development key in use). */
   secretKeys: Readonly<Record<string, string>>;
+  /** Lets requests in flight finish (up to `shutdownTimeoutMs`), then stops the gateway and the store. */
   stop(): Promise<void>;
 }
 
@@ -105,11 +107,9 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     secretKeys: Object.freeze(Object.fromEntries(environments.map((e) => [e.name, e.secretKey]))),
     stop() {
       stopping ??= (async () => {
-        const closing = [server, ...(metricsServer ? [metricsServer] : [])].map((s) => new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        }));
-        await Promise.all(closing);
+        const { cut } = await drainServer(server, config.shutdownTimeoutMs);
+        if (cut) logger.warn('shutdown: requests still in flight at the deadline were cut', { timeout_ms: config.shutdownTimeoutMs });
+        if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeIdleConnections(); });
         await gateway.close();
         await storage.close();
         // Buffered lines (the last requests' logs) go out before the process exits.

@@ -14,10 +14,18 @@ export interface RedisStorageOptions {
   /** Every key lives under this prefix. Default `portico:`; tests use a unique one per run. */
   prefix?: string;
   /**
-   * Connection errors (Redis down, reconnecting). Commands wait in the client's offline queue
-   * and resume on reconnect, so these are for logging; the default ignores them.
+   * Connection errors (Redis down, reconnecting). The client reconnects by itself, so these
+   * are for logging; the default ignores them.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Longest a command waits to be sent (while Redis is away, commands wait in the client's
+   * offline queue): past it the command fails, so callers answer 503 instead of hanging.
+   * Default 1 s. The gateway bounds every command's whole round trip too (`storeTimeoutMs`).
+   */
+  commandTimeoutMs?: number;
+  /** Most commands waiting in the client's queue; beyond, commands fail at once. Default 100 000 (a `setMany` of n keys is n commands). */
+  maxQueuedCommands?: number;
 }
 
 /**
@@ -30,7 +38,13 @@ export interface RedisStorageOptions {
 export function createRedisStorage(options: RedisStorageOptions): Storage {
   const prefix = options.prefix ?? 'portico:';
   const onError = options.onError ?? (() => {});
-  const client: RedisClient = createClient({ url: options.url, socket: { reconnectStrategy: defaultReconnectStrategy } });
+  // Store outages (docs: "When the store fails"): a bounded offline queue, in length and in time.
+  const client: RedisClient = createClient({
+    url: options.url,
+    socket: { reconnectStrategy: defaultReconnectStrategy },
+    commandOptions: { timeout: options.commandTimeoutMs ?? 1_000 },
+    commandsQueueMaxLength: options.maxQueuedCommands ?? 100_000,
+  });
   // Without an 'error' listener an EventEmitter throws, which would crash the gateway on a blip.
   client.on('error', onError);
   // Each namespace's KeyvRedis adds its own listeners to this one client; namespaces are cached
@@ -111,7 +125,7 @@ export function createRedisCoordinator(options: { client: RedisClient; prefix?: 
   };
 }
 
-/** How long `close()` waits for a connection still being opened before abandoning it. */
+/** How long `close()` waits for a connection still being opened, or for pending replies, before abandoning it. */
 const CLOSE_GRACE_MS = 2_000;
 
 /**
@@ -122,8 +136,9 @@ const CLOSE_GRACE_MS = 2_000;
 async function closeClient(client: RedisClient, connecting: Promise<void>): Promise<void> {
   if (!client.isOpen) return;
   if (!client.isReady) await settleWithin(connecting, CLOSE_GRACE_MS);
-  if (client.isReady) await client.close();
-  else if (client.isOpen) client.destroy();
+  // Graceful, but bounded: a reply that never comes (a connection half-dead after an outage) must not hold close().
+  if (client.isReady) await settleWithin(client.close().catch(() => undefined), CLOSE_GRACE_MS);
+  if (client.isOpen) client.destroy();
 }
 
 /** Waits for `promise` or `ms`, whichever is first, leaving no timer behind. */

@@ -7,6 +7,7 @@ import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
+import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
 
 type Db = Database.Database;
 type Entry = { key: string; value: unknown; ttl?: number };
@@ -95,10 +96,16 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
   constructor(
     private readonly table: SqliteKeyvTable,
     namespace?: string,
+    /** Contention is waited out asynchronously, up to this long (sqlite-busy.ts). */
+    private readonly busyWaitMs = defaultBusyWaitMs,
   ) {
     super();
     this.namespace = namespace;
     this.opts = { dialect: 'sqlite', url: `sqlite://${table.db.name}` };
+  }
+
+  private busy<T>(work: () => T): Promise<T> {
+    return retryBusy(work, this.busyWaitMs);
   }
 
   private get ns(): string {
@@ -107,15 +114,15 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
     // Keyv hands us, and gets back, its serialized string; the cast only satisfies the generic.
-    return this.table.get(this.ns, key) as StoredData<Value> | undefined;
+    return this.busy(() => this.table.get(this.ns, key)) as Promise<StoredData<Value> | undefined>;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
-    return this.table.getMany(this.ns, keys) as Array<StoredData<Value | undefined>>;
+    return this.busy(() => this.table.getMany(this.ns, keys)) as Promise<Array<StoredData<Value | undefined>>>;
   }
 
   async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
-    this.table.setMany(this.ns, [ttl === undefined ? { key, value } : { key, value, ttl }]);
+    await this.busy(() => this.table.setMany(this.ns, [ttl === undefined ? { key, value } : { key, value, ttl }]));
     return true;
   }
 
@@ -124,29 +131,29 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
    * `boolean[]`; returning nothing would hand callers `undefined`. Hence the cast.
    */
   async setMany(entries: Entry[]): Promise<void> {
-    this.table.setMany(this.ns, entries);
+    await this.busy(() => this.table.setMany(this.ns, entries));
     return entries.map(() => true) as unknown as void;
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.table.deleteMany(this.ns, [key]) > 0;
+    return (await this.busy(() => this.table.deleteMany(this.ns, [key]))) > 0;
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
-    return this.table.deleteMany(this.ns, keys) > 0;
+    return (await this.busy(() => this.table.deleteMany(this.ns, keys))) > 0;
   }
 
   async clear(): Promise<void> {
-    this.table.clear(this.ns);
+    await this.busy(() => this.table.clear(this.ns));
   }
 
   async has(key: string): Promise<boolean> {
-    return this.table.has(this.ns, key);
+    return this.busy(() => this.table.has(this.ns, key));
   }
 
   async hasMany(keys: string[]): Promise<boolean[]> {
     const now = Date.now();
-    return keys.map((key) => this.table.has(this.ns, key, now));
+    return this.busy(() => keys.map((key) => this.table.has(this.ns, key, now)));
   }
 
   // Paged rather than one live cursor: better-sqlite3 refuses writes while a statement iterates.
@@ -154,7 +161,7 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
     const ns = namespace ?? this.ns;
     let after = '';
     for (;;) {
-      const rows = this.table.page(ns, after, ITERATOR_PAGE);
+      const rows = await this.busy(() => this.table.page(ns, after, ITERATOR_PAGE));
       for (const row of rows) yield [row.key, row.value as Awaited<Value>];
       const last = rows.at(-1);
       if (!last || rows.length < ITERATOR_PAGE) return;
@@ -167,15 +174,18 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
  * One SQLite file for everything. Not `shared`: one process owns the file (WAL allows readers in
  * other processes, but locks and counters live in this process's memory coordinator).
  */
-export function createSqliteStorage(options: { path: string }): Storage {
+export function createSqliteStorage(options: { path: string } & BusyOptions): Storage {
   const { path } = options;
+  const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL under WAL: a power cut may lose the last commits but never corrupts the file.
   db.pragma('synchronous = NORMAL');
+  // Opening may wait (once, at start) for another process; after that SQLite never sleeps on the event loop.
   db.pragma('busy_timeout = 5000');
   const table = new SqliteKeyvTable(db);
+  db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db);
@@ -186,7 +196,7 @@ export function createSqliteStorage(options: { path: string }): Storage {
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {
-        const store = new KeyvBetterSqlite(table, namespace);
+        const store = new KeyvBetterSqlite(table, namespace, busyWaitMs);
         // throwOnErrors: a disk or SQL failure must reach the caller, not become `undefined`.
         keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
         keyvs.set(namespace, keyv);

@@ -27,6 +27,7 @@ const proxyMethods = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'
 export const operations: Operation[] = [
   { method: 'get', path: '/openapi.json', tag: 'meta', summary: 'This document', auth: 'public' },
   { method: 'get', path: '/health', tag: 'meta', summary: 'Liveness: answers 200 while the gateway runs', auth: 'public' },
+  { method: 'get', path: '/health/ready', tag: 'meta', summary: 'Readiness for load balancers: 200 when the store and the registered workers answer, else 503', auth: 'public' },
   { method: 'get', path: '/providers', tag: 'providers', summary: 'The provider catalog (spec 4.1)' },
   { method: 'get', path: '/providers/{provider}', tag: 'providers', summary: 'One provider (spec 4.2)' },
   { method: 'get', path: '/providers/{provider}/logo.svg', tag: 'providers', summary: 'The provider\'s logo (image/svg+xml): its simple-icons brand mark, or a monogram; cached a week, with an ETag', auth: 'public' },

@@ -8,8 +8,5 @@ export function createOpenApiRoutes(serverUrl?: string): Router<GatewayState> {
   router.get('/openapi.json', (ctx) => {
     ctx.body = document ??= buildOpenApiDocument(serverUrl);
   });
-  router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
   return router;
 }

@@ -27,8 +27,12 @@ export interface ProxyRequest {
   body?: unknown;
   /** Retries of 429, 5xx and network errors (idempotent methods); 0–10, default 0. */
   retries?: number;
-  /** Follow the provider's pages (`proxy.paginate`); the body is then the array of all items. */
-  paginate?: boolean | { maxItems?: number; maxPages?: number };
+  /**
+   * Follow the provider's pages (`proxy.paginate`); the body is then the array of all items.
+   * `maxBytes`: byte budget of all pages read (at most the gateway's `maxPaginatedBytes`), e.g.
+   * a script runtime's own budget; past it the call fails `upstream_pages_too_large`.
+   */
+  paginate?: boolean | { maxItems?: number; maxPages?: number; maxBytes?: number };
   /** Decode gzip/deflate/br bodies. Default true. */
   decompress?: boolean;
   /** `auto` (default): JSON parsed, text as string, else bytes. `stream`: the body unread. */
@@ -89,6 +93,8 @@ export function createProxyApi(deps: ProxyApiDeps) {
     const method = (input.method ?? 'GET').toUpperCase();
     const { path, query } = splitPath(input.path, input.query);
     const paginate = input.paginate === true ? {} : input.paginate || undefined;
+    const maxBytes = paginate?.maxBytes;
+    if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) fail('invalid_request', 'paginate.maxBytes must be a positive integer.');
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(input.headers ?? {})) headers[name.toLowerCase()] = value;
     let body = valueBody(input.body);
@@ -100,7 +106,7 @@ export function createProxyApi(deps: ProxyApiDeps) {
       control: { providerConfigKey: input.providerConfigKey, connectionId: input.connectionId, retries, paginate, decompress: input.decompress ?? true },
       method, path, query, headers,
     });
-    const cancel: Cancel = { aborted: false, onAbort: undefined };
+    const cancel: Cancel = { aborted: false, onAbort: undefined, body: undefined };
     const abort = () => { cancel.aborted = true; cancel.onAbort?.(); };
     if (input.signal?.aborted) abort();
     input.signal?.addEventListener('abort', abort, { once: true });
@@ -126,7 +132,7 @@ export function createProxyApi(deps: ProxyApiDeps) {
       const response = await exchange(call, { path: call.path, query: call.query, body: undefined }, body, cancel);
       if (!response) throw abortReason(input.signal);
       if (type === 'stream') {
-        const { stream, decoding } = bodyStream(response, call.decompress);
+        const { stream, decoding } = bodyStream(response, call.decompress, call.maxDecodedBytes);
         const headers = { ...response.headers };
         if (decoding) {
           delete headers['content-encoding'];
@@ -135,7 +141,7 @@ export function createProxyApi(deps: ProxyApiDeps) {
         keepSignal = true;
         return { status: response.statusCode ?? 0, headers, body: stream as Readable };
       }
-      const read = await readResponse(response, options.maxBufferedResponseBytes, call.decompress);
+      const read = await readResponse(response, options.maxBufferedResponseBytes, call.decompress, call.maxDecodedBytes).finally(() => cancel.body?.bodyRead());
       return { status: read.status, headers: read.headers, body: parseBody(read.body, read.headers, type) };
     } finally {
       if (!keepSignal) input.signal?.removeEventListener('abort', abort);

@@ -22,6 +22,8 @@ export interface PaginateRequest {
   maxItems?: number;
   /** Stop after this many pages (at most the gateway's `maxPages`). */
   maxPages?: number;
+  /** Byte budget of all pages read, decoded (at most the gateway's `maxPaginatedBytes`); the programmatic API only. */
+  maxBytes?: number;
 }
 
 /** What the caller asked of the gateway for one proxied call. */

@@ -1,4 +1,4 @@
-import { PassThrough, pipeline, type Readable } from 'node:stream';
+import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
@@ -41,11 +41,26 @@ function inflateEither(source: Readable): Readable {
   return out;
 }
 
+/** The error a decoded body fails with past its cap. */
+export const decodedTooLargeCode = 'UPSTREAM_DECODED_TOO_LARGE';
+
+/** Passes bytes through until `max` have passed, then fails: the cap on what a small compressed body may expand to. */
+function capped(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > max) return done(Object.assign(new Error(`the decoded body is larger than ${max} bytes`), { code: decodedTooLargeCode }));
+      done(null, chunk);
+    },
+  });
+}
+
 /**
- * The decoded body, streaming. Destroying the result destroys `source` (and so the provider
- * connection); a corrupt body errors the result.
+ * The decoded body, streaming, failing past `maxBytes` decoded. Destroying the result destroys
+ * `source` (and so the provider connection); a corrupt or oversized body errors the result.
  */
-export function decode(source: Readable, contentEncoding: string | undefined): Readable {
+export function decode(source: Readable, contentEncoding: string | undefined, maxBytes = Number.POSITIVE_INFINITY): Readable {
   let stream = source;
   for (const coding of codings(contentEncoding).reverse()) {
     const input = stream;
@@ -56,5 +71,5 @@ export function decode(source: Readable, contentEncoding: string | undefined): R
     const decoder = coding === 'br' ? createBrotliDecompress() : createGunzip();
     stream = pipeline(input, decoder, () => {});
   }
-  return stream;
+  return Number.isFinite(maxBytes) ? pipeline(stream, capped(maxBytes), () => {}) : stream;
 }

@@ -39,6 +39,9 @@ export function createProxy(deps: ProxyDeps) {
     connections: deps.connections,
     baseOf: createBaseResolver(),
     maxPages: options.maxPages,
+    maxPaginatedBytes: options.maxPaginatedBytes,
+    maxDecodedBytes: options.maxDecodedBytes,
+    maxDecodedBytesByIntegration: options.maxDecodedBytesByIntegration,
   });
   const exchange = createExchange({ upstream, resolver: deps.resolver, logger: deps.logger, options });
   const route = createProxyRoutes({ prepare, exchange, options, logger: deps.logger });
@@ -52,6 +55,8 @@ export function createProxy(deps: ProxyDeps) {
     request: createProxyApi({ prepare, exchange, options }),
     /** Sockets to providers, in use and idle. */
     sockets: upstream.sockets,
+    /** Budgets other page walkers follow too (the script runtime's `paginate`): bytes of all pages of one walk. */
+    limits: Object.freeze({ maxPaginatedBytes: options.maxPaginatedBytes, maxDecodedBytes: options.maxDecodedBytes }),
     async close() {
       upstream.close();
     },

@@ -23,10 +23,15 @@ export interface WalkSummary {
 const pageFailure = (page: number, why: string) =>
   new GatewayError('upstream_error', `Pagination stopped at page ${page}: ${why}.`, { page });
 
+const overBudget = (budget: number) =>
+  new GatewayError('upstream_pages_too_large', `The provider's pages add up to more than the ${budget} bytes one paginated call may read.`, { max_bytes: budget });
+
 /**
  * Paginate step: follows the provider's pages as the catalog's `proxy.paginate` describes,
  * each page through the same exchange (credentials, retries), yielding the items page by page.
  * A later page that fails throws (the caller has items already); the first one is yielded.
+ * All pages together are read within `maxBytes` (decoded): a hostile provider cannot make one
+ * call hold or send more.
  * The walk just ends when the caller goes away (`cancel.aborted`).
  */
 export async function* walkPages(exchange: Exchange, options: ResolvedProxyOptions, call: PreparedCall, body: Buffer | undefined, cancel: Cancel): AsyncGenerator<PageEvent, WalkSummary> {
@@ -37,10 +42,19 @@ export async function* walkPages(exchange: Exchange, options: ResolvedProxyOptio
   let request: PageRequest | undefined = { path: call.path, query: call.query, body };
   let pages = 0;
   let items = 0;
+  let bytes = 0;
   while (request && pages < paginate.maxPages && items < paginate.maxItems) {
     const response = await exchange(call, request, request.body ? { kind: 'bytes', bytes: request.body } : noBody(), cancel);
     if (!response) return { pages, items, complete: false };
-    const page = await readResponse(response, options.maxPageBytes);
+    const budgetLeft = paginate.maxBytes - bytes;
+    const page = await readResponse(response, Math.min(options.maxPageBytes, budgetLeft), true, call.maxDecodedBytes)
+      .catch((error: unknown) => {
+        // The page is within its own cap but not within what is left of the call's budget.
+        if (GatewayError.is(error) && error.code === 'upstream_response_too_large' && budgetLeft < options.maxPageBytes) throw overBudget(paginate.maxBytes);
+        throw error;
+      })
+      .finally(() => cancel.body?.bodyRead());
+    bytes += page.body.length;
     pages++;
     if (page.status < 200 || page.status > 299) {
       if (pages === 1) {

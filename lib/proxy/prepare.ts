@@ -31,7 +31,9 @@ export interface PreparedCall {
   headers: IncomingHttpHeaders;
   retries: number;
   decompress: boolean;
-  paginate: { config: Paginate; maxItems: number; maxPages: number } | undefined;
+  /** Cap of a decoded body: the integration's, else the gateway's `maxDecodedBytes`. */
+  maxDecodedBytes: number;
+  paginate: { config: Paginate; maxItems: number; maxPages: number; maxBytes: number } | undefined;
   /** A provider 401 is answered by a forced token refresh and one more try. */
   refreshOn401: boolean;
   /** The body may have to be sent more than once (so it is buffered when small enough). */
@@ -44,6 +46,9 @@ export interface PrepareDeps {
   connections: ConnectionService;
   baseOf: BaseResolver;
   maxPages: number;
+  maxPaginatedBytes: number;
+  maxDecodedBytes: number;
+  maxDecodedBytesByIntegration: Readonly<Record<string, number>>;
 }
 
 const tokenModes = new Set(['OAUTH2', 'OAUTH2_CC', 'APP']);
@@ -66,6 +71,7 @@ export function createPrepare(deps: PrepareDeps) {
         config,
         maxItems: control.paginate.maxItems ?? Number.POSITIVE_INFINITY,
         maxPages: Math.min(control.paginate.maxPages ?? deps.maxPages, deps.maxPages),
+        maxBytes: Math.min(control.paginate.maxBytes ?? deps.maxPaginatedBytes, deps.maxPaginatedBytes),
       };
     }
     const refreshOn401 = tokenModes.has(connection.credentials.type);
@@ -78,6 +84,7 @@ export function createPrepare(deps: PrepareDeps) {
       headers: input.headers,
       retries: control.retries,
       decompress: control.decompress ?? provider.proxy.decompress ?? false,
+      maxDecodedBytes: deps.maxDecodedBytesByIntegration[integration.unique_key] ?? deps.maxDecodedBytes,
       paginate,
       refreshOn401,
       mayReplay: paginate !== undefined || refreshOn401 || (control.retries > 0 && isIdempotent(input.method)),

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
-import { canDecode, decode } from './decompress.js';
+import { canDecode, decode, decodedTooLargeCode } from './decompress.js';
 import { responseHeaders } from './headers.js';
+import { bodyIdleCode } from './upstream.js';
 
 /** A provider response read whole. */
 export interface BufferedResponse {
@@ -22,23 +23,23 @@ const bodiless = (response: IncomingMessage) => (response as { req?: { method?: 
   response.statusCode === 304 || response.headers['content-length'] === '0';
 
 /**
- * The body of a response, decoded when `decoded` is true and the coding is known; `decoding`
- * says the coding and length headers no longer describe what is sent.
+ * The body of a response, decoded (up to `maxDecodedBytes`) when `decoded` is true and the
+ * coding is known; `decoding` says the coding and length headers no longer describe what is sent.
  */
-export function bodyStream(response: IncomingMessage, decoded: boolean): { stream: Readable; decoding: boolean } {
+export function bodyStream(response: IncomingMessage, decoded: boolean, maxDecodedBytes?: number): { stream: Readable; decoding: boolean } {
   // Not decoding: the headers object (built lazily by Node) is not even looked at.
   if (!decoded) return { stream: response, decoding: false };
   const coding = response.headers['content-encoding'];
   const decoding = canDecode(coding);
-  return { stream: decoding && !bodiless(response) ? decode(response, coding) : response, decoding };
+  return { stream: decoding && !bodiless(response) ? decode(response, coding, maxDecodedBytes) : response, decoding };
 }
 
 /**
  * Reads a provider response into memory (pages, error pages, the programmatic API), decoded,
  * refusing more than `limit` bytes; the headers then describe the bytes held.
  */
-export async function readResponse(response: IncomingMessage, limit: number, decoded = true): Promise<BufferedResponse> {
-  const { stream, decoding } = bodyStream(response, decoded);
+export async function readResponse(response: IncomingMessage, limit: number, decoded = true, maxDecodedBytes?: number): Promise<BufferedResponse> {
+  const { stream, decoding } = bodyStream(response, decoded, maxDecodedBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -53,6 +54,8 @@ export async function readResponse(response: IncomingMessage, limit: number, dec
   } catch (error) {
     if (GatewayError.is(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? 'EBODY';
+    if (code === bodyIdleCode) throw new GatewayError('upstream_timeout', 'The provider stopped sending its response body before the end.');
+    if (code === decodedTooLargeCode) throw new GatewayError('upstream_decoded_too_large', `The provider's compressed response decodes to more than ${maxDecodedBytes} bytes.`);
     throw new GatewayError('upstream_error', `The provider's response body could not be read${decoding ? ' or decoded' : ''} (${code}).`);
   }
   const body = Buffer.concat(chunks, size);

@@ -28,6 +28,7 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
     body.on('close', () => { if (!body.readableEnded) res.destroy(); });
     res.on('close', () => {
       if (!res.writableFinished) stop();
+      cancel.body?.bodyRead();
       resolve();
     });
     copy(body, res);
@@ -46,11 +47,12 @@ function withRequestId(headers: OutgoingHttpHeaders, requestId: string | undefin
 
 /**
  * Streams the provider's response to the caller: its status, its headers (hop-by-hop ones
- * aside) and its body byte for byte — or decoded, when decompression is on. The headers are
+ * aside) and its body byte for byte — or decoded (up to `maxDecodedBytes`, then cut), when
+ * decompression is on. The headers are
  * written when this returns; the promise settles when the response has closed.
  */
-export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, cancel: Cancel, requestId: string | undefined): Promise<void> {
-  const { stream, decoding } = bodyStream(response, decompress);
+export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, maxDecodedBytes: number, cancel: Cancel, requestId: string | undefined): Promise<void> {
+  const { stream, decoding } = bodyStream(response, decompress, maxDecodedBytes);
   const headers = responseHeaderList(response.rawHeaders, decoding ? lengthAndCoding : undefined, requestId);
   // The list goes out as it is unless something set a header on the response before us.
   res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, res.getHeaderNames().length === 0 ? headers : headerObject(headers));

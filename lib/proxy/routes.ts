@@ -120,7 +120,7 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     // No `ctx.status =`: writeHead sets the status, and Koa's `ctx.status` (the request log) reads it back.
     let streaming: Promise<void>;
     try {
-      streaming = sendStream(ctx.res, response, call.decompress, cancel, ctx.state.requestId);
+      streaming = sendStream(ctx.res, response, call.decompress, call.maxDecodedBytes, cancel, ctx.state.requestId);
     } catch (error) {
       // Headers the caller cannot be sent throw before anything is written: the error handler answers.
       response.destroy();
@@ -152,7 +152,7 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
   /** One call, start to answer. Promise chains rather than async functions: the hot path makes two promises, not four. */
   const run = (ctx: Ctx, call: PreparedCall): Promise<void> => {
     const { req, res } = ctx;
-    const cancel: Cancel = { aborted: false, onAbort: undefined };
+    const cancel: Cancel = { aborted: false, onAbort: undefined, body: undefined };
     const event = proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? callEvent(ctx, call) : undefined;
     // http-proxy leaves the provider request running when the caller goes away; this stops it
     // (and, once the answer streams, the provider's body).

@@ -25,7 +25,17 @@ export interface UpstreamRequest {
 export interface Cancel {
   aborted: boolean;
   onAbort: (() => void) | undefined;
+  /** The provider body being read, set with the response: told when it has been read whole (`bodyRead`). */
+  body: BodyWatch | undefined;
 }
+
+/** The idle deadline of a provider body, ended early by whoever reads the body. */
+export interface BodyWatch {
+  bodyRead(): void;
+}
+
+/** The error a provider body is destroyed with when it sends nothing for `bodyIdleTimeoutMs`. */
+export const bodyIdleCode = 'UPSTREAM_BODY_IDLE';
 
 export type SendFailure = 'unreachable' | 'reset' | 'timeout' | 'aborted';
 
@@ -65,7 +75,7 @@ type StreamPass = ((req: Carrier, res: Attempt, options: StreamOptions, head: un
  * pass); it settles once — a response, or the reason there is none — and can be stopped by
  * the caller going away (`cancel`) or by its deadline.
  */
-class Attempt implements Expiring {
+class Attempt implements Expiring, BodyWatch {
   deadlinePrev: Expiring | undefined = undefined;
   deadlineNext: Expiring | undefined = undefined;
   deadlineAt = 0;
@@ -73,6 +83,8 @@ class Attempt implements Expiring {
   private settled = false;
   private timedOut = false;
   private response: IncomingMessage | undefined = undefined;
+  /** The provider socket's bytes read when the body's idle deadline was (re)armed. */
+  private seenBytes = 0;
   /** Stops the attempt, or after the answer the provider's body (`cancel.onAbort`). */
   readonly abort = (): void => {
     if (this.response) {
@@ -89,13 +101,37 @@ class Attempt implements Expiring {
     private readonly host: string,
     private readonly cancel: Cancel,
     private readonly deadlines: Deadlines,
+    private readonly idle: Deadlines,
     private readonly resolve: (outcome: SendOutcome) => void,
   ) {}
 
-  /** The deadline passed before the provider answered. */
+  /**
+   * A deadline passed. Before the answer: the provider did not answer in time. After it: the
+   * body's idle check — bytes came in since (or wait unread: the reader is the slow one), so
+   * it is armed again; nothing came, so the body is destroyed (the caller sees a cut, a reader
+   * an error); read whole already, so there is nothing to do.
+   */
   expire(): void {
-    this.timedOut = true;
-    this.abort();
+    const response = this.response;
+    if (!response) {
+      this.timedOut = true;
+      this.abort();
+      return;
+    }
+    if (response.complete || response.destroyed) return;
+    const read = response.socket?.bytesRead ?? 0;
+    if (read > this.seenBytes || response.readableLength > 0) {
+      this.seenBytes = read;
+      this.idle.set(this);
+      return;
+    }
+    dropConnection(response.socket);
+    response.destroy(Object.assign(new Error('the provider stopped sending its response body'), { code: bodyIdleCode }));
+  }
+
+  /** The body was read whole (or given up): its idle deadline goes. */
+  bodyRead(): void {
+    if (this.response) this.idle.clear(this);
   }
 
   fail(code: string): void {
@@ -124,6 +160,10 @@ class Attempt implements Expiring {
     this.settled = true;
     this.deadlines.clear(this);
     this.response = response;
+    // The same list links, now in the body's idle deadlines (no timer, no listener per call).
+    this.seenBytes = response.socket?.bytesRead ?? 0;
+    this.idle.set(this);
+    this.cancel.body = this;
     this.resolve({ ok: true, response });
   }
 }
@@ -142,6 +182,8 @@ export function createUpstream(options: ResolvedProxyOptions) {
   // close when the provider closes them; a request that meets one just closed is sent again.
   const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets, scheduling: 'lifo' as const };
   const deadlines = createDeadlines(options.timeoutMs);
+  // Checked, not re-armed per chunk: a body is cut after between one and two idle periods of silence.
+  const idle = createDeadlines(options.bodyIdleTimeoutMs);
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
   const proxy = createProxyServer({});
@@ -170,7 +212,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
 
   function send(request: UpstreamRequest, cancel: Cancel): Promise<SendOutcome> {
     return new Promise((resolve) => {
-      const attempt = new Attempt(request.base.host, cancel, deadlines, resolve);
+      const attempt = new Attempt(request.base.host, cancel, deadlines, idle, resolve);
       if (cancel.aborted) return attempt.abort();
       deadlines.set(attempt);
       cancel.onAbort = attempt.abort;
@@ -201,6 +243,7 @@ const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets
     }),
     close() {
       deadlines.close();
+      idle.close();
       httpAgent.destroy();
       httpsAgent.destroy();
     },

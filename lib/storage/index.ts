@@ -1,5 +1,6 @@
 export type { Storage } from './storage.js';
 export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
-export { createReadCache, type ReadCache } from './read-cache.js';
+export { createReadCache, defaultCacheGraceMs, type ReadCache } from './read-cache.js';
 export { observeStorage, storageChannels, type StorageErrorEvent } from './diagnostics.js';
 export { comparePositions, createOrderClock, type IndexPosition, type OrderedIndex } from './ordered-index.js';
+export { guardStorage, isStoreUnavailable, logStoreFailures, defaultStoreTimeoutMs, type StoreGuardOptions } from './guard.js';

@@ -11,7 +11,7 @@ export interface WebhookPoster {
   /**
    * One POST of a signed body, the very bytes that were signed.
    * Redirects are not followed (a 3xx is the answer); the response body is discarded. Cut at
-   * `timeoutMs` from the start (connect and response headers included), or by `signal`
+   * `timeoutMs` from the start (connect, response headers and the discarded body included), or by `signal`
    * (shutdown), which rejects instead of answering.
    */
   post(url: string, body: Buffer, headers: Record<string, string>, signal: AbortSignal): Promise<Attempted>;
@@ -43,10 +43,12 @@ export function createWebhookPoster(options: { timeoutMs: number }): WebhookPost
           signal.removeEventListener('abort', onShutdown);
         };
         req.once('response', (res: IncomingMessage) => {
-          finish();
-          // Only the status matters; draining the body keeps the connection reusable.
+          signal.removeEventListener('abort', onShutdown);
+          // Only the status matters; draining the body keeps the connection reusable. The
+          // deadline stays until the body is drained: a receiver stalling mid-body loses the socket.
           res.resume();
           res.on('error', () => undefined);
+          res.once('close', () => clearTimeout(timer));
           const status = res.statusCode ?? 0;
           resolve({ result: { kind: 'response', status, retryAfterMs: parseRetryAfter(headerOf(res, 'retry-after')) }, durationMs: elapsed() });
         });
