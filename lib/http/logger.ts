@@ -3,8 +3,9 @@ import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 import { createLogBuffer } from './log-buffer.js';
 
-export const logLevels = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof logLevels)[number];
+import { logLevels, type LogLevel } from './log-level.js';
+
+export { isLogLevel, logLevels, type LogLevel } from './log-level.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -48,10 +49,6 @@ export const redactedPaths = [
   ...secretNames,
   ...['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'].map((h) => `headers["${h}"]`),
 ];
-
-export function isLogLevel(value: string): value is LogLevel {
-  return (logLevels as readonly string[]).includes(value);
-}
 
 function openLogFile(path: string): number {
   mkdirSync(dirname(path), { recursive: true });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isLogLevel, type LogLevel } from '../../../http/logger.js';
+import { isLogLevel, type LogLevel } from '../../../http/log-level.js';
 import type { AnyScript } from '../../define/create.js';
 import { RecordValidationError, ScriptRequestError } from '../../define/errors.js';
 import type { BatchResult, PaginateConfig, ProxyConfig, ProxyResponse, ScriptConnection } from '../../define/service.js';
