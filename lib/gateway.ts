@@ -11,7 +11,7 @@ import { closeParts, type Closer } from './close-parts.js';
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
-import { createHealthRoutes, createReadiness, storeCheck } from './health/index.js';
+import { createHealthRoutes, createReadiness, queueCheck, storeCheck } from './health/index.js';
 import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
 import type { GatewayState } from './http/state.js';
@@ -106,6 +106,7 @@ export async function createGateway(options: GatewayOptions) {
   publicRouters.push(webhooks.inboundRoutes);
   protectedRouters.push(webhooks.routes);
   closers.push({ name: 'webhooks', close: () => webhooks.close() });
+  readiness.register('webhooks', queueCheck('webhooks', webhooks.api.queueCounts));
   // Synced records (lib/records): the store scripts write to, and GET /records.
   const records = createRecordStore({
     storage,
@@ -130,6 +131,7 @@ export async function createGateway(options: GatewayOptions) {
   });
   protectedRouters.push(...scripts.routes);
   closers.push({ name: 'scripts', close: () => scripts.close() });
+  readiness.register('scripts', queueCheck('scripts', scripts.api.queueCounts));
   // Connecting end users (lib/connect): connect sessions, the connect link, the OAuth callback,
   // app setup and the API key form. Built after the scripts: post_connection_script names
   // resolve through their registry first, then the built-in hooks.

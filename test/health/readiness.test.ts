@@ -7,6 +7,8 @@ t.test('GET /health/ready reports the store and every registered check', async (
   t.equal(ready.status, 200, 'no secret key needed, ready');
   t.equal(ready.json.status, 'ready');
   t.equal(ready.json.checks.store.ok, true, 'the store answered');
+  t.match(ready.json.checks.webhooks, { ok: true, detail: /0 waiting/ }, 'the webhook queue answered');
+  t.match(ready.json.checks.scripts, { ok: true, detail: /waiting/ }, 'the scripts queue answered');
 
   let workerUp = true;
   gw.gateway.health.register('worker', () => (workerUp ? { ok: true } : { ok: false, detail: 'the worker pool is down' }));
