@@ -52,7 +52,9 @@ export async function startGatewayProcess(t: Test, providers: unknown[], env: Re
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const url = /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1];
+    // The banner names the public address, then the interface and port actually taken.
+    const port = /listening on \S+ \(interface [^ ]*:(\d+)/.exec(out)?.[1];
+    const url = port ? `http://127.0.0.1:${port}` : undefined;
     if (url) return { child, url, output: () => out, exited };
     if (child.exitCode !== null) throw new Error(`the gateway process exited at start:\n${out}`);
     if (Date.now() > deadline) throw new Error(`the gateway process did not start:\n${out}`);
