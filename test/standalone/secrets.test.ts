@@ -33,7 +33,7 @@ t.test('store URLs are printed without their password', async (t) => {
   const dir = t.testdir();
   const standalone = await startStandalone(readConfig({ PORT: '0', SERVICE_STORE_URL: `sqlite://${dir}/p.db`, SERVICE_SECRET_KEY: 'sk_standalone_secret_0123456789', SERVICE_ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }), (line) => lines.push(line));
   t.teardown(() => standalone.stop());
-  t.match(lines.join('\n'), /listening on http:\/\/127\.0\.0\.1:\d+ \(store: sqlite:\/\//);
+  t.match(lines.join('\n'), /listening on http:\/\/localhost:\d+ \(interface 127\.0\.0\.1:\d+; store: sqlite:\/\//);
   t.notMatch(lines.join('\n'), key, 'the start-up lines hold no key');
   t.notMatch(lines.join('\n'), 'sk_standalone_secret', 'nor the configured secret key');
 });
