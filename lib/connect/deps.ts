@@ -6,6 +6,8 @@ import type { ConnectSessionStore } from './sessions/session-store.js';
 
 /** Everything the authorization routes need: the feature's dependencies, plus what it builds from them. */
 export interface FlowDeps extends Pick<ConnectDeps, 'catalog' | 'integrations' | 'connections' | 'events' | 'logger' | 'cipher' | 'hooks' | 'fetch'> {
+  /** The gateway's public address, mount prefix included (the pages load provider logos from it). */
+  baseUrl: string;
   /** `{baseUrl}/oauth/callback` (spec 5.1.1): the redirect URI registered at the provider. */
   callbackUrl: string;
   /** `{baseUrl}/oauth/connect`: the connect link; `/{integration}` starts one integration. */

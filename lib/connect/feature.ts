@@ -47,6 +47,7 @@ export function createConnect(deps: ConnectDeps): Connect {
   const { catalog, integrations, connections, events, logger, cipher, hooks, fetch } = deps;
   const flowDeps: FlowDeps = {
     catalog, integrations, connections, events, logger, cipher, hooks, fetch,
+    baseUrl: deps.baseUrl,
     callbackUrl: `${deps.baseUrl}/oauth/callback`,
     setupUrl: `${deps.baseUrl}/oauth/app-setup`,
     connectUrl,

@@ -1,0 +1,28 @@
+import type { Context } from 'koa';
+import type { EndUser } from '../connections/index.js';
+import type { FlowDeps } from './deps.js';
+import { lookOf, type Branding, type Look } from './pages/look.js';
+
+/** What a page knows about the attempt it belongs to, from the session or the flow. */
+export interface LookParts {
+  branding?: Branding | null | undefined;
+  locale?: string | null | undefined;
+  /** Catalog name of the provider, when known. */
+  provider?: string | undefined;
+  endUser?: EndUser | null | undefined;
+  providerConfigKey?: string | null | undefined;
+}
+
+/** The page's presentation: the customer's brand, the end user's language, the provider's face. */
+export function lookFor(deps: Pick<FlowDeps, 'baseUrl' | 'catalog'>, ctx: Context, parts: LookParts, origin: string | null): Look {
+  return lookOf({
+    baseUrl: deps.baseUrl,
+    branding: parts.branding,
+    locale: parts.locale,
+    acceptLanguage: ctx.get('accept-language') || undefined,
+    provider: parts.provider ? deps.catalog.get(parts.provider) : undefined,
+    endUser: parts.endUser,
+    origin,
+    providerConfigKey: parts.providerConfigKey,
+  });
+}
