@@ -47,7 +47,7 @@ export function sendFormPage(ctx: Context, look: Look, page: FormPage): void {
     body: html`${page.error ? html`<div class="alert" id="form-error" role="alert"><strong>${t.errorTitle}</strong>${page.error}</div>` : null}
 <form method="post" action="${page.action}" data-busy-text="${look.text.working}">
 <input type="hidden" name="state" value="${page.state}">${fields}${help}
-<button type="submit" class="btn primary"><span>${t.submit}</span></button></form>${secret ? html`<p class="note">${t.secretNote}</p>` : null}`,
+${secret ? html`<p class="note">${t.secretNote}</p>` : null}<button type="submit" class="btn primary"><span>${t.submit}</span></button></form>`,
     cancel: true,
     formAction: [new URL(page.action).origin],
   });

@@ -11,8 +11,10 @@ export interface PageOptions {
   lead?: string | undefined;
   /** Between the heading block and the buttons. */
   body?: Html | undefined;
-  /** An icon above the heading instead of the app and provider marks. */
+  /** The outcome's icon, between the app's and the provider's marks. */
   icon?: Html | undefined;
+  /** Initial text of the status line (replaced by the script as things happen). */
+  note?: string | undefined;
   /** Offer Cancel (reports `cancelled` to the opener). */
   cancel?: boolean;
   /** Offer Close (shown by the script when the page is a popup). */
@@ -28,11 +30,14 @@ export interface PageOptions {
 const scriptHash = hashOf(clientScript);
 const styleHash = hashOf(baseStyle);
 
-function marks(look: Look): Html {
+const dots = trusted('<span class="dots" aria-hidden="true"><i></i><i></i><i></i></span>');
+
+/** The app's tile and the provider's logo, joined by dots or by the outcome's icon; the icon alone when neither is known. */
+function marks(look: Look, icon: Html | undefined): Html {
   const tile = look.named ? html`<span class="tile" aria-hidden="true">${[...look.appName][0]?.toUpperCase()}</span>` : null;
   const logo = look.provider ? html`<img class="logo" src="${look.provider.logoUrl}" alt="" width="48" height="48">` : null;
-  if (!tile && !logo) return html``;
-  return html`<div class="brand">${tile}${tile && logo ? trusted('<span class="dots" aria-hidden="true"><i></i><i></i><i></i></span>') : null}${logo}</div>`;
+  if (!tile && !logo) return icon ?? html``;
+  return html`<div class="brand">${tile}${tile && logo ? icon ?? dots : null}${logo}${tile && logo ? null : icon}</div>`;
 }
 
 function cancelMessage(look: Look) {
@@ -63,12 +68,12 @@ export function sendPage(ctx: Context, look: Look, page: PageOptions): void {
   const doc = html`<!doctype html><html lang="${look.text.lang}" dir="${look.text.dir}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">
 <title>${page.title}</title>${page.head}<style>${trusted(baseStyle)}</style><style>${trusted(accent)}</style></head>
-<body><main class="card" aria-labelledby="portico-title">${page.icon ?? marks(look)}
+<body><main class="card" aria-labelledby="portico-title">${marks(look, page.icon)}
 <h1 id="portico-title">${page.title}</h1>${page.lead ? html`<p class="lead">${page.lead}</p>` : null}
 ${look.forWhom ? html`<p class="who">${look.text.forWhom(look.forWhom)}</p>` : null}${page.body}
 ${page.cancel ? html`<button type="button" id="portico-cancel" class="btn secondary">${look.text.cancel}</button>` : null}
 ${page.close ? html`<button type="button" id="portico-close" class="btn secondary" hidden>${look.text.close}</button>` : null}
-<p id="portico-status" class="status" role="status" aria-live="polite"></p></main>
+<p id="portico-status" class="status" role="status" aria-live="polite">${page.note}</p></main>
 <script type="application/json" id="portico-data">${trusted(jsonForScript(data))}</script><script>${trusted(clientScript)}</script></body></html>`;
   ctx.status = page.status;
   ctx.set('Content-Security-Policy', csp);

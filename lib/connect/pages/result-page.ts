@@ -26,6 +26,7 @@ export function sendSuccessPage(ctx: Context, look: Look, connection: { provider
     icon: okIcon,
     result: { source: 'portico-connect', ok: true, ...connection } satisfies ConnectResult,
     close: true,
+    note: look.text.canClose,
   });
 }
 
@@ -43,5 +44,6 @@ export function sendFailurePage(ctx: Context, look: Look, error: Pick<GatewayErr
     icon: failIcon,
     result,
     close: true,
+    note: look.text.canClose,
   });
 }

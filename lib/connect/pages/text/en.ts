@@ -14,6 +14,7 @@ export const en: Messages = {
   cancel: 'Cancel',
   close: 'Close',
   closing: 'This window will close.',
+  canClose: 'You can close this window.',
   cancelled: 'Cancelled. You can close this window.',
   cancelledResult: 'The end user cancelled the connection.',
   working: 'Connecting…',

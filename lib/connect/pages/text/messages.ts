@@ -14,6 +14,7 @@ export interface Messages {
   cancel: string;
   close: string;
   closing: string;
+  canClose: string;
   cancelled: string;
   /** The message a Cancel hands to the opener (the SDK's `ConnectError`). */
   cancelledResult: string;
