@@ -13,11 +13,15 @@ export interface LookParts {
   providerConfigKey?: string | null | undefined;
 }
 
+const definedFields = (branding: Branding | null | undefined): Branding =>
+  Object.fromEntries(Object.entries(branding ?? {}).filter(([, value]) => value !== undefined && value !== null));
+
 /** The page's presentation: the customer's brand, the end user's language, the provider's face. */
-export function lookFor(deps: Pick<FlowDeps, 'baseUrl' | 'catalog'>, ctx: Context, parts: LookParts, origin: string | null): Look {
+export function lookFor(deps: Pick<FlowDeps, 'baseUrl' | 'catalog' | 'defaultBranding'>, ctx: Context, parts: LookParts, origin: string | null): Look {
   return lookOf({
     baseUrl: deps.baseUrl,
-    branding: parts.branding,
+    // The session's fields win; the gateway's `connectBranding` fills the rest.
+    branding: { ...deps.defaultBranding, ...definedFields(parts.branding) },
     locale: parts.locale,
     acceptLanguage: ctx.get('accept-language') || undefined,
     provider: parts.provider ? deps.catalog.get(parts.provider) : undefined,

@@ -61,3 +61,21 @@ t.test('POST /connect/sessions: branding and locale are validated strictly, and 
   t.match(html, '<html lang="en" dir="ltr">');
   t.match(page.headers.get('content-security-policy'), /style-src 'sha256-[^']+' 'sha256-[^']+';/, 'both stylesheets by hash, nothing inline otherwise');
 });
+
+t.test('the gateway\'s connectBranding is the default; a session\'s branding overrides it field by field', async (t) => {
+  const gw = await startConnectGateway(t, {
+    connectBranding: { app_name: 'Default App', accent_color: '#123456' },
+    providers: [testProvider('local-key', { auth_mode: 'API_KEY', proxy: { base_url: 'https://api.example.com' } })],
+  });
+  await gw.call('POST', '/integrations', { body: { unique_key: 'key', provider: 'local-key' } });
+  const pageFor = async (body: Record<string, unknown>) => {
+    const res = await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu' }, allowed_integrations: ['key'], ...body } });
+    return (await fetch(res.json.data.connect_link)).text();
+  };
+  const plain = await pageFor({});
+  t.match(plain, 'Default App will use these details');
+  t.match(plain, '--accent:#123456;');
+  const overridden = await pageFor({ branding: { accent_color: '#0f766e' } });
+  t.match(overridden, 'Default App will use these details', 'the name still comes from the gateway');
+  t.match(overridden, '--accent:#0f766e;');
+});
