@@ -2,6 +2,7 @@ import Keyv from 'keyv';
 import type { WorkQueue } from '../../../lib/queue/index.js';
 import type { Storage } from '../../../lib/storage/index.js';
 import { createPostgresCoordinator } from './coordinator.js';
+import { postgresInventory } from './inventory.js';
 import { createSweeper, KeyvPostgresStore } from './keyv-store.js';
 import { createPostgresOrderedIndexes } from './ordered-index.js';
 import { createDb, type PostgresPoolOptions } from './pool.js';
@@ -46,6 +47,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       queues.add(queue as WorkQueue<unknown>);
       return { ...queue, close: () => { queues.delete(queue as WorkQueue<unknown>); return close(); } };
     },
+    inventory: postgresInventory(db),
     async close() {
       await Promise.allSettled([...queues].map((queue) => queue.close()));
       queues.clear();
