@@ -12,7 +12,7 @@ import { NOW_MS, type Db } from './pool.js';
 export function createPostgresCoordinator(db: Db): Coordinator {
   const tryLock = async (key: string, ttlMs: number): Promise<Lease | null> => {
     const token = randomUUID();
-    const { rowCount } = await db.query(
+    const { rowCount } = await db.quick(
       `INSERT INTO portico_locks (key, token, expires) VALUES ($1, $2, ${NOW_MS} + $3)
        ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires = excluded.expires
        WHERE portico_locks.expires <= ${NOW_MS}`,
@@ -23,7 +23,7 @@ export function createPostgresCoordinator(db: Db): Coordinator {
       release: async () => {
         if (released) return;
         released = true;
-        await db.query('DELETE FROM portico_locks WHERE key = $1 AND token = $2', [key, token]);
+        await db.quick('DELETE FROM portico_locks WHERE key = $1 AND token = $2', [key, token]);
       },
     };
   };

@@ -32,7 +32,7 @@ export function queueStatements(db: Db, queue: string) {
 
     /** Claims up to `limit` due jobs nobody holds, oldest due first. */
     async claim(limit: number, visibilityMs: number): Promise<JobRow[]> {
-      const { rows } = await db.query<JobRow>(
+      const { rows } = await db.quick<JobRow>(
         `UPDATE portico_jobs j SET claim_token = gen_random_uuid()::text, claim_until = ${NOW_MS} + $3
          FROM (SELECT id FROM portico_jobs WHERE queue = $1 AND state = 'waiting' AND due <= ${NOW_MS}
                  AND (claim_until IS NULL OR claim_until <= ${NOW_MS})
@@ -45,7 +45,7 @@ export function queueStatements(db: Db, queue: string) {
 
     /** Extends the claims still ours; answers the tokens that were. */
     async renew(tokens: string[], visibilityMs: number): Promise<Set<string>> {
-      const { rows } = await db.query<{ claim_token: string }>(
+      const { rows } = await db.quick<{ claim_token: string }>(
         `UPDATE portico_jobs SET claim_until = ${NOW_MS} + $3
          WHERE queue = $1 AND state = 'waiting' AND claim_token = ANY($2::text[]) RETURNING claim_token`,
         [queue, tokens, visibilityMs]);
@@ -75,7 +75,7 @@ export function queueStatements(db: Db, queue: string) {
 
     /** Back to waiting without counting the attempt (shutdown). */
     async release(id: string, token: string): Promise<void> {
-      await db.query(
+      await db.quick(
         'UPDATE portico_jobs SET claim_token = NULL, claim_until = NULL WHERE queue = $1 AND id = $2 AND claim_token = $3',
         [queue, id, token]);
     },
