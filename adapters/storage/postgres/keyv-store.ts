@@ -106,7 +106,8 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
     const keys: string[] = [];
     const values: string[] = [];
     const expires: (number | null)[] = [];
-    for (const { key, value, ttl } of last.values()) {
+    // In key order: two batches over the same keys then lock rows in the same order (no deadlock).
+    for (const { key, value, ttl } of [...last.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
       keys.push(key);
       values.push(typeof value === 'string' ? value : JSON.stringify(value));
       expires.push(typeof ttl === 'number' && ttl > 0 && Number.isFinite(ttl) ? now + ttl : null);

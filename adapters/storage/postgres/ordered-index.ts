@@ -23,7 +23,8 @@ export function createPostgresOrderedIndexes(db: Db): (namespace: string) => Ord
       const last = new Map<string, { list: string } & IndexPosition>();
       for (const e of entries) last.set(`${e.list}\u0000${e.id}`, e);
       if (last.size === 0) return;
-      const rows = [...last.values()];
+      // In key order: concurrent batches lock rows in the same order (no deadlock).
+      const rows = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
       await db.query(
         `INSERT INTO portico_index (namespace, list, id, ord)
          SELECT $1, l, i, o FROM unnest($2::text[], $3::text[], $4::float8[]) AS t(l, i, o)

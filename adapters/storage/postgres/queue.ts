@@ -143,7 +143,8 @@ export function createPostgresQueue<T>(db: Db, name: string, options: PostgresQu
         if (!unique.has(job.id)) unique.set(job.id, { id: job.id, data: JSON.stringify(job.data) ?? 'null', delayMs: Math.max(0, job.delayMs ?? 0) });
       }
       if (unique.size === 0) return;
-      await jobs.add([...unique.values()]);
+      // In id order: concurrent enqueues of the same ids lock rows in the same order (no deadlock).
+      await jobs.add([...unique.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
       nudge();
     },
     async schedule(id, everyMs, data) {
