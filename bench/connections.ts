@@ -9,7 +9,8 @@
  *
  * Options: --n N, --stores sqlite,redis, --in-flight 16, --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
- * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379).
+ * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
+ * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -19,7 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
-import { createRedisStorage, createSqliteStorage } from '../adapters/storage/index.js';
+import pg from 'pg';
+import { createPostgresStorage, createRedisStorage, createSqliteStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import { encodePositionCursor } from '../lib/http/position-cursor.js';
@@ -33,6 +35,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    'postgres-url': { type: 'string', default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const N = Number(args.n);
@@ -214,8 +217,24 @@ for (const kind of String(args.stores).split(',')) {
       for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await client.unlink(keys);
       await client.close();
     }
+  } else if (kind === 'postgres') {
+    const url = String(args['postgres-url']);
+    const schema = `portico_bench_${randomBytes(4).toString('hex')}`;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const storage = createPostgresStorage({ url, schema });
+    const size = async () => Number((await client.query(
+      'SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = $2',
+      [schema, 'r'])).rows[0]?.n ?? 0);
+    try {
+      await bench('PostgreSQL', storage, size);
+    } finally {
+      await storage.close();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
   } else {
-    throw new Error(`--stores: unknown store "${kind}" (sqlite, redis)`);
+    throw new Error(`--stores: unknown store "${kind}" (sqlite, redis, postgres)`);
   }
 }
 agent.destroy();

@@ -8,14 +8,16 @@
  *
  * Options: --records N, --batch N (10000), --stores memory,redis, --samples N (300),
  * --churn-rounds N (10; memory store only: rounds of 10% re-saves before the memory check),
- * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379).
+ * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
+ * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
-import { createMemoryStorage, createRedisStorage } from '../adapters/storage/index.js';
+import pg from 'pg';
+import { createMemoryStorage, createPostgresStorage, createRedisStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import type { StreamRef } from '../lib/records/index.js';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '300' },
     'churn-rounds': { type: 'string', default: '10' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    'postgres-url': { type: 'string', default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const N = Number(args.records);
@@ -199,8 +202,20 @@ for (const kind of args.stores.split(',').map((s) => s.trim())) {
       await storage.close();
       await removeKeys(args['redis-url'], prefix);
     }
+  } else if (kind === 'postgres') {
+    const schema = `portico_bench_${randomBytes(4).toString('hex')}`;
+    const storage = createPostgresStorage({ url: args['postgres-url'], schema });
+    try {
+      await bench('postgres', storage);
+    } finally {
+      await storage.close();
+      const client = new pg.Client({ connectionString: args['postgres-url'] });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
   } else {
-    throw new Error(`unknown store "${kind}" (memory, redis)`);
+    throw new Error(`unknown store "${kind}" (memory, redis, postgres)`);
   }
 }
 

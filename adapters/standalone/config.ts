@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { maskUrl } from './secrets.js';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
 import { readEnvironments, variableSuffix, type EnvironmentConfig } from './environment-config.js';
 import { defaultShutdownTimeoutMs } from './drain.js';
@@ -79,15 +80,16 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   if (baseUrl !== undefined && !isUrl(baseUrl)) problems.push(`SERVICE_BASE_URL: "${baseUrl}" is not an http(s) URL`);
 
   const storeUrl = get('SERVICE_STORE_URL') ?? 'sqlite://./data/portico.db';
-  if (!/^(memory:\/\/|sqlite:\/\/.+|rediss?:\/\/.+)$/.test(storeUrl)) {
-    problems.push(`SERVICE_STORE_URL: "${storeUrl}" must be sqlite://<path>, redis://<host>:<port> or memory://`);
+  if (!/^(memory:\/\/|sqlite:\/\/.+|rediss?:\/\/.+|postgres(ql)?:\/\/.+)$/.test(storeUrl)) {
+    problems.push(`SERVICE_STORE_URL: "${maskUrl(storeUrl)}" must be sqlite://<path>, redis://<host>:<port>, postgres://<host>:<port>/<database> or memory://`);
   }
-  const redis = /^rediss?:/.test(storeUrl);
+  // Shared stores: several instances must agree on keys, so nothing may be generated per process.
+  const sharedStore = /^rediss?:/.test(storeUrl) ? 'Redis' : /^postgres(ql)?:/.test(storeUrl) ? 'PostgreSQL' : undefined;
 
   const environments = readEnvironments(get, problems);
-  if (redis) {
+  if (sharedStore) {
     for (const e of environments.filter((e) => e.secretKey === undefined)) {
-      problems.push(`SERVICE_SECRET_KEY${environments.length > 1 ? `_${variableSuffix(e.name)}` : ''}: required with a Redis store (several instances must share it)`);
+      problems.push(`SERVICE_SECRET_KEY${environments.length > 1 ? `_${variableSuffix(e.name)}` : ''}: required with a ${sharedStore} store (several instances must share it)`);
     }
   }
 
@@ -100,8 +102,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
         break;
       }
     }
-  } else if (redis) {
-    problems.push('SERVICE_ENCRYPTION_KEY: required with a Redis store (several instances must share the key)');
+  } else if (sharedStore) {
+    problems.push(`SERVICE_ENCRYPTION_KEY: required with a ${sharedStore} store (several instances must share the key)`);
   }
 
   const level = either('SERVICE_LOG_LEVEL', 'LOG_LEVEL');

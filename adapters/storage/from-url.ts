@@ -1,16 +1,19 @@
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryStorage } from './memory.js';
+import { createPostgresStorage } from './postgres/index.js';
 import { createRedisStorage } from './redis.js';
 import { createSqliteStorage } from './sqlite.js';
 
 export type StorageSpec =
   | { kind: 'memory' }
   | { kind: 'sqlite'; path: string }
-  | { kind: 'redis'; url: string };
+  | { kind: 'redis'; url: string }
+  | { kind: 'postgres'; url: string };
 
 const ACCEPTED =
   'memory://, sqlite://<path> (e.g. sqlite://./data/portico.db, sqlite:///abs/path.db), ' +
-  'redis://[user:pass@]host[:port][/db] or rediss://…';
+  'redis://[user:pass@]host[:port][/db] or rediss://…, ' +
+  'postgres://[user:pass@]host[:port]/database[?schema=name] (or postgresql://…)';
 
 /** Parses without connecting or touching the disk, so configuration errors surface at start-up. */
 export function parseStorageUrl(url: string): StorageSpec {
@@ -39,6 +42,19 @@ export function parseStorageUrl(url: string): StorageSpec {
       if (!parsed.hostname) fail(url, 'the Redis host is missing');
       return { kind: 'redis', url: trimmed };
     }
+    case 'postgres':
+    case 'postgresql': {
+      let parsed: URL;
+      try {
+        parsed = new URL(trimmed);
+      } catch {
+        fail(url, 'not a valid URL');
+      }
+      if (!parsed.hostname) fail(url, 'the PostgreSQL host is missing');
+      const schema = parsed.searchParams.get('schema');
+      if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) fail(url, 'schema= takes lower-case letters, digits and _');
+      return { kind: 'postgres', url: trimmed };
+    }
     default:
       fail(url, scheme ? `unknown scheme "${scheme}:"` : 'no scheme');
   }
@@ -54,6 +70,8 @@ export function storageFromUrl(url: string): Storage {
       return createSqliteStorage({ path: spec.path });
     case 'redis':
       return createRedisStorage({ url: spec.url });
+    case 'postgres':
+      return createPostgresStorage({ url: spec.url });
   }
 }
 
@@ -61,7 +79,7 @@ function fail(url: string, reason: string): never {
   throw new Error(`Invalid storage URL "${redact(url)}": ${reason}. Accepted forms: ${ACCEPTED}`);
 }
 
-/** Error messages end up in logs; a Redis URL may carry a password. */
+/** Error messages end up in logs; a Redis or PostgreSQL URL may carry a password. */
 function redact(url: string): string {
   return url.replace(/\/\/[^/@]*@/, '//***@');
 }

@@ -8,6 +8,12 @@ export {
   type RedisClient,
   type RedisStorageOptions,
 } from './redis.js';
+export {
+  createPostgresStorage,
+  createPostgresCoordinator,
+  KeyvPostgresStore,
+  type PostgresStorageOptions,
+} from './postgres/index.js';
 export { storageFromUrl, parseStorageUrl, type StorageSpec } from './from-url.js';
 export { createKeyvQueue, type KeyvQueueOptions } from './queue/keyv-queue.js';
 export { createBullmqQueue, type BullmqQueueOptions } from './queue/bullmq-queue.js';

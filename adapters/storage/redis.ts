@@ -3,6 +3,7 @@ import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
+import { redisInventory } from './inventory/redis.js';
 import { createRedisOrderedIndexes } from './ordered/redis.js';
 import { createBullmqQueue } from './queue/bullmq-queue.js';
 
@@ -79,6 +80,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     index: createRedisOrderedIndexes(client, prefix),
     // BullMQ opens its own connections (blocking reads need one of their own).
     queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
+    inventory: redisInventory(client, prefix),
     async close() {
       await coordinator.close();
       keyvs.clear();

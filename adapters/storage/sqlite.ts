@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
+import { sqliteInventory } from './inventory/sqlite.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
@@ -206,6 +207,7 @@ export function createSqliteStorage(options: { path: string } & BusyOptions): St
     coordinator,
     index,
     queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
+    inventory: sqliteInventory(db),
     async close() {
       await coordinator.close();
       keyvs.clear();

@@ -4,11 +4,12 @@ import { deployCommand } from './commands/deploy.js';
 import { dryrunCommand } from './commands/dryrun.js';
 import { initCommand } from './commands/init.js';
 import { keysCommand } from './commands/keys.js';
+import { storeCommand } from './commands/store.js';
 import { CliError, exitCodes, usageError, type ExitCode } from './exit.js';
 import { createReporter, type CliIo } from './io.js';
 import { packageVersion } from './version.js';
 
-export const commands: readonly Command[] = [initCommand, compileCommand, dryrunCommand, deployCommand, keysCommand];
+export const commands: readonly Command[] = [initCommand, compileCommand, dryrunCommand, deployCommand, keysCommand, storeCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

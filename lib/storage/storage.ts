@@ -22,5 +22,23 @@ export interface Storage {
    * shared as it is: each handle started is one more worker. The caller closes it.
    */
   queue<T>(name: string, options?: QueueOptions): WorkQueue<T>;
+  /** What the store holds, for copying it to another (`portico store copy`); absent on stores that cannot list it. */
+  readonly inventory?: StorageInventory;
   close(): Promise<void>;
+}
+
+/** One ordered-index entry with where it lives. */
+export interface IndexEntry {
+  namespace: string;
+  list: string;
+  id: string;
+  order: number;
+}
+
+/** Lists what a store holds, without knowing what the features keep there. */
+export interface StorageInventory {
+  /** Every Keyv namespace that holds at least one key. */
+  namespaces(): Promise<string[]>;
+  /** Every ordered-index entry, a page at a time. */
+  indexEntries(): AsyncIterable<IndexEntry[]>;
 }

@@ -1,10 +1,9 @@
 import type { Test } from 'tap';
 import t from 'tap';
-import { createRedisStorage } from '../../adapters/storage/index.js';
 import type { GatewayOptions } from '../../lib/gateway.js';
 import { devKey, prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { fakeProvider } from '../helpers/http.js';
-import { redisUrl, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { sharedStores } from '../helpers/shared-stores.js';
 import { writeScript } from './fixtures.js';
 import { json, providerEntry, waitFor } from './setup.js';
 
@@ -37,13 +36,14 @@ async function connect(gw: TestGateway) {
   await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } } });
 }
 
-t.test('three gateways on one Redis: each scheduled slot runs once (BullMQ job schedulers)', async (t) => {
-  if (!(await requireRedis(t))) return;
+// The same proof on every store several instances can share.
+for (const store of sharedStores) t.test(`three gateways on one ${store.name}: each scheduled slot runs once`, async (t) => {
+  if (!(await store.require(t))) return;
   const provider = await fakeProvider((_req, res) => json(res, { ok: true }));
   t.teardown(() => provider.close());
   const file = writeScript(t.testdir({}), 'ticker.mjs', ticker);
-  const prefix = uniquePrefix('scripts-schedule');
-  const storages = [0, 1, 2].map(() => createRedisStorage({ url: redisUrl, prefix }));
+  const open = store.place(t, 'scripts-schedule');
+  const storages = [0, 1, 2].map(() => open());
   const gateways: TestGateway[] = [];
   for (const storage of storages) gateways.push(await start(t, file, provider.url, { storage, cacheTtlMs: 200 }));
   // Registered after the gateways' own teardowns, so the storages close last.

@@ -66,6 +66,16 @@ t.test('a Redis store needs an explicit encryption key and every secret key', as
   t.notMatch(problems, /SERVICE_SECRET_KEY_DEV/);
 });
 
+t.test('a PostgreSQL store is accepted, shared like Redis; a bad store URL is named without its password', async (t) => {
+  const problems = problemsOf({ SERVICE_STORE_URL: 'postgresql://gw:pw@127.0.0.1:5432/portico' });
+  t.match(problems, /SERVICE_ENCRYPTION_KEY: required with a PostgreSQL store/);
+  t.match(problems, /SERVICE_SECRET_KEY: required with a PostgreSQL store/);
+  t.notMatch(problems, /SERVICE_STORE_URL/, 'the URL itself is accepted');
+  const bad = problemsOf({ SERVICE_STORE_URL: 'mysql://gw:hunter2@db/portico' });
+  t.match(bad, /SERVICE_STORE_URL: "mysql:\/\/gw:\*\*\*@db\/portico" must be .*postgres:\/\//);
+  t.notMatch(bad, /hunter2/);
+});
+
 t.test('SERVICE_METRICS_PORT must be a port other than the gateway\'s', async (t) => {
   t.equal(readConfig({ SERVICE_METRICS_PORT: '9464' }).metricsPort, 9464);
   t.match(problemsOf({ SERVICE_PORT: '4000', SERVICE_METRICS_PORT: '4000' }), /SERVICE_METRICS_PORT: must differ/);

@@ -2,6 +2,7 @@ import t from 'tap';
 import { readConfig } from '../../adapters/standalone/config.js';
 import { maskUrl, removeSecretVariables } from '../../adapters/standalone/secrets.js';
 import { startStandalone } from '../../adapters/standalone/server.js';
+import { postgresSchema, requirePostgres } from '../helpers/postgres.js';
 
 const key = Buffer.alloc(32, 3).toString('base64');
 
@@ -36,4 +37,20 @@ t.test('store URLs are printed without their password', async (t) => {
   t.match(lines.join('\n'), /listening on http:\/\/localhost:\d+ \(interface 127\.0\.0\.1:\d+; store: sqlite:\/\//);
   t.notMatch(lines.join('\n'), key, 'the start-up lines hold no key');
   t.notMatch(lines.join('\n'), 'sk_standalone_secret', 'nor the configured secret key');
+});
+
+t.test('a standalone server on PostgreSQL: the banner masks the password, the store answers', async (t) => {
+  if (!(await requirePostgres(t))) return;
+  // Trust authentication takes any password: this one is only there to be masked.
+  const url = new URL(postgresSchema(t, 'standalone').url);
+  url.password = 'hunter2';
+  const lines: string[] = [];
+  const standalone = await startStandalone(readConfig({ PORT: '0', SERVICE_STORE_URL: url.toString(), SERVICE_SECRET_KEY: 'sk_standalone_secret_0123456789', SERVICE_ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }), (line) => lines.push(line));
+  t.teardown(() => standalone.stop());
+  const banner = lines.join('\n');
+  t.match(banner, /store: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:5432\/postgres\?schema=portico_test_standalone_/);
+  t.notMatch(banner, /hunter2/);
+  const port = /interface 127\.0\.0\.1:(\d+)/.exec(banner)?.[1];
+  const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+  t.equal(ready.status, 200, await ready.text());
 });

@@ -16,13 +16,20 @@ t.test('accepted forms', async (t) => {
     kind: 'redis',
     url: 'rediss://user:pw@cache.example.com:6380/2',
   });
+  t.same(parseStorageUrl('postgres://db.example.com/portico'), { kind: 'postgres', url: 'postgres://db.example.com/portico' });
+  t.same(parseStorageUrl('postgresql://u:pw@127.0.0.1:5432/portico?schema=gw_1'), {
+    kind: 'postgres',
+    url: 'postgresql://u:pw@127.0.0.1:5432/portico?schema=gw_1',
+  });
 });
 
 t.test('bad URLs throw a message naming the accepted forms', async (t) => {
   const bad = [
     '',
     'portico.db',
-    'postgres://db.example.com/portico',
+    'mysql://db.example.com/portico',
+    'postgres://',
+    'postgres://db/x?schema=Not-A-Name',
     'memory://somewhere',
     'sqlite://',
     'sqlite:///',
@@ -31,18 +38,18 @@ t.test('bad URLs throw a message naming the accepted forms', async (t) => {
     'redis://[not-a-host',
   ];
   for (const url of bad) {
-    t.throws(() => parseStorageUrl(url), { message: /Accepted forms: memory:\/\/, sqlite:\/\/.*redis:\/\// }, JSON.stringify(url));
+    t.throws(() => parseStorageUrl(url), { message: /Accepted forms: memory:\/\/, sqlite:\/\/.*redis:\/\/.*postgres:\/\// }, JSON.stringify(url));
   }
 });
 
 t.test('passwords do not leak into the error', async (t) => {
   let message = '';
   try {
-    parseStorageUrl('postgres://admin:hunter2@db/x');
+    parseStorageUrl('postgres://admin:hunter2@db/x?schema=Bad;Name');
   } catch (error) {
     message = error instanceof Error ? error.message : String(error);
   }
-  t.match(message, /Invalid storage URL "postgres:\/\/\*\*\*@db\/x"/);
+  t.match(message, /Invalid storage URL "postgres:\/\/\*\*\*@db\/x\?schema=Bad;Name"/);
   t.notMatch(message, /hunter2/);
 });
 
@@ -62,6 +69,12 @@ t.test('storageFromUrl builds the matching back end', async (t) => {
   t.equal(redis.kind, 'redis');
   t.equal(redis.shared, true);
   await redis.close();
+
+  // Nor for PostgreSQL: the tables are created on first use.
+  const postgres = storageFromUrl('postgres://postgres@127.0.0.1:5432/postgres');
+  t.equal(postgres.kind, 'postgres');
+  t.equal(postgres.shared, true);
+  await postgres.close();
 
   t.throws(() => storageFromUrl('nope://'), /Invalid storage URL/);
 });

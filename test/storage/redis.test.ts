@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
 import t from 'tap';
 import { createRedisStorage } from '../../adapters/storage/index.js';
@@ -62,50 +61,6 @@ if (!(await redisAnswers())) {
     t.teardown(() => raw.close());
     t.ok(await raw.get(`portico:kv:${ns}::k`));
     await kv.clear();
-  });
-
-  t.test('two storages on two connections share data and exclude each other', async (t) => {
-    // This is how several gateway processes coordinate through one Redis.
-    const one = createRedisStorage({ url: URL, prefix: PREFIX });
-    const two = createRedisStorage({ url: URL, prefix: PREFIX });
-    t.teardown(async () => {
-      await one.close();
-      await two.close();
-    });
-    await one.keyv('shared').set('k', { from: 'one' });
-    t.same(await two.keyv('shared').get('k'), { from: 'one' });
-
-    const lease = await one.coordinator.tryLock('cross', 5000);
-    t.ok(lease);
-    t.equal(await two.coordinator.tryLock('cross', 5000), null, 'held by the other process');
-    await lease?.release();
-    const taken = await two.coordinator.tryLock('cross', 5000);
-    t.ok(taken, 'free once released');
-    await taken?.release();
-
-    let counter = 0;
-    let inside = 0;
-    let maxInside = 0;
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        (i % 2 ? one : two).coordinator.withLock(
-          'cross-mutex',
-          async () => {
-            maxInside = Math.max(maxInside, ++inside);
-            const seen = counter;
-            await sleep(1);
-            counter = seen + 1;
-            inside--;
-          },
-          { waitMs: 30_000 },
-        ),
-      ),
-    );
-    t.equal(counter, 50);
-    t.equal(maxInside, 1);
-
-    const counts = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? one : two).coordinator.increment('cross-count')));
-    t.equal(Math.max(...counts), 100, 'increments from both add up');
   });
 
   t.test('close with nothing ever sent still exits cleanly', async () => {

@@ -1,22 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { createRedisStorage } from '../../adapters/storage/index.js';
 import { devKey, prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { redisUrl, requireRedis, uniquePrefix } from '../helpers/redis.js';
-import { fastPolicy, importConnection, receiver, removeRedisKeys, waitFor, withStripe } from './helpers.js';
+import { sharedStores } from '../helpers/shared-stores.js';
+import { fastPolicy, importConnection, receiver, waitFor, withStripe } from './helpers.js';
 
-t.test('three gateway instances on one Redis: every event is delivered by exactly one of them', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('webhook-instances');
+// The same proof on every store several instances can share.
+for (const store of sharedStores) t.test(`three gateway instances on one ${store.name}: every event is delivered by exactly one of them`, async (t) => {
+  if (!(await store.require(t))) return;
+  const open = store.place(t, 'webhook-instances');
   const hook = await receiver();
-  t.teardown(async () => {
-    await hook.close();
-    await removeRedisKeys(prefix);
-  });
+  t.teardown(() => hook.close());
   const instances: TestGateway[] = [];
   for (let i = 0; i < 3; i++) {
-    // Each instance has its own Redis connections, as separate processes would.
-    const storage = createRedisStorage({ url: redisUrl, prefix });
+    // Each instance has its own connections, as separate processes would.
+    const storage = open();
     const gw = await startGateway(t, {
       storage,
       environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url, webhookSigningKey: 'whsk_shared_key_0123456789abcdef' }, { name: 'prod', secretKey: prodKey }],
@@ -25,7 +22,7 @@ t.test('three gateway instances on one Redis: every event is delivered by exactl
     t.teardown(() => storage.close());
     instances.push(gw);
   }
-  t.equal(instances[0]?.gateway.webhooks.queueKind, 'bullmq', 'Redis storage puts the queue on BullMQ');
+  t.equal(instances[0]?.gateway.webhooks.queueKind, store.queueKind, 'the queue is the store\'s own');
   await withStripe(instances[0] as TestGateway);
 
   // 30 auth events (connection imports) and 30 sync events, accepted by all three instances in turn.

@@ -1,10 +1,14 @@
 // A queue worker as a separate process, for the contract's kill -9 test: it opens the backend
 // named in argv, enqueues one job, prints `started <id> <attempt>` when its handler begins and
 // then never finishes, waiting to be killed.
-import { createRedisStorage, createSqliteStorage } from '../../../adapters/storage/index.js';
+import { createPostgresStorage, createRedisStorage, createSqliteStorage } from '../../../adapters/storage/index.js';
 
 const [kind, where, prefix, jobId, visibility] = process.argv.slice(2);
-const storage = kind === 'sqlite' ? createSqliteStorage({ path: where as string }) : createRedisStorage({ url: where as string, prefix: prefix as string });
+const storage = kind === 'sqlite'
+  ? createSqliteStorage({ path: where as string })
+  : kind === 'postgres'
+    ? createPostgresStorage({ url: where as string })
+    : createRedisStorage({ url: where as string, prefix: prefix as string });
 const queue = storage.queue<{ label: string }>('contract', { visibilityTimeoutMs: Number(visibility) });
 await queue.start(async (job) => {
   process.stdout.write(`started ${job.id} ${job.attempt}\n`);
