@@ -7,7 +7,9 @@ type Row = { ord: number; id: string };
  * Ordered lists in one table beside the key–value table: the primary key finds an id, a
  * second index on (namespace, list, ord, id) reads a page in order — a seek and `limit` rows.
  */
-export function createSqliteOrderedIndexes(db: Database.Database): (namespace: string) => OrderedIndex {
+export function createSqliteOrderedIndexes(db: Database.Database,
+  /** How writes run: at once by default; the storage passes its group commit (sqlite-commit.ts). */
+  write: <T>(work: () => T) => Promise<T> = async (work) => work()): (namespace: string) => OrderedIndex {
   db.exec(`CREATE TABLE IF NOT EXISTS portico_index (
     namespace TEXT NOT NULL,
     list TEXT NOT NULL,
@@ -40,13 +42,13 @@ export function createSqliteOrderedIndexes(db: Database.Database): (namespace: s
 
   return (namespace) => ({
     async add(list, id, order) {
-      s.add.run(namespace, list, id, order);
+      await write(() => s.add.run(namespace, list, id, order));
     },
     async addMany(entries) {
-      addMany(namespace, entries);
+      await write(() => addMany(namespace, entries));
     },
     async remove(list, id) {
-      s.remove.run(namespace, list, id);
+      await write(() => s.remove.run(namespace, list, id));
     },
     async page(list, limit, after, reverse = false) {
       if (reverse) return positions(after ? s.before.all(namespace, list, after.order, after.id, limit) : s.last.all(namespace, list, limit));
