@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { deserialize } from './deserialize.js';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
@@ -31,6 +32,7 @@ export class SqliteKeyvTable {
 
   constructor(readonly db: Db) {
     this.stmts = prepareStatements(db);
+    this.txns = this.transactions();
     this.sweepExpired();
   }
 
@@ -39,32 +41,40 @@ export class SqliteKeyvTable {
   }
 
   /** One read transaction: one snapshot and one lock for the whole batch. */
-  getMany = (namespace: string, keys: string[]): Array<string | undefined> =>
-    this.db.transaction(() => {
-      const now = Date.now();
-      return keys.map((key) => this.stmts.get.get(namespace, key, now)?.value);
-    })();
+  getMany = (namespace: string, keys: string[]): Array<string | undefined> => this.txns.getMany(namespace, keys);
 
   has(namespace: string, key: string, now = Date.now()): boolean {
     return this.stmts.has.get(namespace, key, now) !== undefined;
   }
 
   /** Every write of the batch in ONE transaction: one fsync instead of one per key. */
-  setMany = (namespace: string, entries: Entry[]): void =>
-    this.db.transaction(() => {
-      const now = Date.now();
-      this.maybeSweep(now);
-      for (const { key, value, ttl } of entries) {
-        this.stmts.set.run(namespace, key, asText(value), expiresAt(now, ttl));
-      }
-    })();
+  setMany = (namespace: string, entries: Entry[]): void => this.txns.setMany(namespace, entries);
 
-  deleteMany = (namespace: string, keys: string[]): number =>
-    this.db.transaction(() => {
-      let deleted = 0;
-      for (const key of keys) deleted += this.stmts.delete.run(namespace, key).changes;
-      return deleted;
-    })();
+  deleteMany = (namespace: string, keys: string[]): number => this.txns.deleteMany(namespace, keys);
+
+  /** Built once: better-sqlite3's `transaction()` makes four wrappers per call. */
+  private readonly txns: ReturnType<SqliteKeyvTable['transactions']>;
+
+  private transactions() {
+    return {
+      getMany: this.db.transaction((namespace: string, keys: string[]) => {
+        const now = Date.now();
+        return keys.map((key) => this.stmts.get.get(namespace, key, now)?.value);
+      }),
+      setMany: this.db.transaction((namespace: string, entries: Entry[]) => {
+        const now = Date.now();
+        this.maybeSweep(now);
+        for (const { key, value, ttl } of entries) {
+          this.stmts.set.run(namespace, key, asText(value), expiresAt(now, ttl));
+        }
+      }),
+      deleteMany: this.db.transaction((namespace: string, keys: string[]) => {
+        let deleted = 0;
+        for (const key of keys) deleted += this.stmts.delete.run(namespace, key).changes;
+        return deleted;
+      }),
+    };
+  }
 
   clear(namespace: string): void {
     this.stmts.clear.run(namespace);
@@ -208,7 +218,7 @@ export function createSqliteStorage(options: { path: string; groupCommit?: boole
       if (!keyv) {
         const store = new KeyvBetterSqlite(table, namespace, busyWaitMs);
         // throwOnErrors: a disk or SQL failure must reach the caller, not become `undefined`.
-        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
+        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, deserialize });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;
