@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
 
-type Row = { ord: number; id: string };
+/** Rows come back as arrays (`raw`): better-sqlite3 builds an object per row otherwise, 3× the cost of a page. */
+type Row = [ord: number, id: string];
 
 /**
  * Ordered lists in one table beside the key–value table: the primary key finds an id, a
@@ -25,20 +26,20 @@ export function createSqliteOrderedIndexes(db: Database.Database,
        ON CONFLICT (namespace, list, id) DO UPDATE SET ord = excluded.ord`,
     ),
     remove: db.prepare<[string, string, string]>(`DELETE FROM portico_index WHERE ${where} AND id = ?`),
-    first: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`),
+    first: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`).raw(true),
     after: db.prepare<[string, string, number, string, number], Row>(
       `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`,
-    ),
-    last: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`),
+    ).raw(true),
+    last: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`).raw(true),
     before: db.prepare<[string, string, number, string, number], Row>(
       `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
-    ),
+    ).raw(true),
     count: db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM portico_index WHERE ${where}`),
   };
   const addMany = db.transaction((namespace: string, entries: readonly ({ list: string } & IndexPosition)[]) => {
     for (const e of entries) s.add.run(namespace, e.list, e.id, e.order);
   });
-  const positions = (rows: Row[]): IndexPosition[] => rows.map((r) => ({ order: r.ord, id: r.id }));
+  const positions = (rows: Row[]): IndexPosition[] => rows.map(([order, id]) => ({ order, id }));
 
   return (namespace) => ({
     async add(list, id, order) {
