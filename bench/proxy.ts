@@ -175,32 +175,37 @@ async function main() {
   const upstream = await startUpstream();
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
   const standalone = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+  const proxies2 = standalone ? await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']) : undefined;
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
     proxies.child.kill();
+    proxies2?.child.kill();
     standalone?.stop();
   };
   try {
     const ports: Ports = {
       upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number,
-      logged: proxies.ready.loggedPort as number, standalone: standalone?.port,
+      logged: proxies.ready.loggedPort as number, standalone: standalone?.port, bare2: proxies2?.ready.barePort,
     };
     const list = targets(ports);
     const rows: Row[] = [];
     const noGc = { minor: 0, major: 0, ms: 0 };
     const cpu: CpuClock = async (target) => target.process === 'standalone'
       ? { micros: standalone?.cpuMicros() ?? Number.NaN, gc: noGc }
-      : ask<Usage>(proxies.child, 'cpu', 'cpu');
+      : ask<Usage>((target.process === 'proxies-2' ? proxies2 ?? proxies : proxies).child, 'cpu', 'cpu');
     for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
     printTable(rows);
 
     const verdicts: string[] = [];
     for (const size of options.sizes) {
       const bare = rows.find((r) => r.size === size && r.target.name === 'bare');
+      const bare2 = rows.find((r) => r.size === size && r.target.name === 'bare-2');
       for (const row of rows.filter((r) => r.size === size && r.target.name.startsWith('portico'))) {
         const ratio = bare ? row.rps / bare.rps : 0;
-        verdicts.push(`${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${bare ? spread(row.slices, bare.slices) : ''}`);
+        // Another process than the bare forwarder's: its placement counts too, so both bares are shown.
+        const second = row.target.process === 'standalone' && bare2 ? `; ${(row.rps / bare2.rps * 100).toFixed(0)}% of the 2nd process's` : '';
+        verdicts.push(`${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${second}${bare ? spread(row.slices, bare.slices) : ''}`);
       }
     }
     if (options.large > 0) {

@@ -24,7 +24,9 @@ export async function startStandalone(upstreamPort: number, storeUrl: string | u
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-standalone-'));
   const providers = join(dir, 'providers.json');
   writeFileSync(providers, JSON.stringify(benchProviders(`http://127.0.0.1:${upstreamPort}`)));
-  const child: ChildProcess = spawn(process.execPath, [new URL('../../adapters/standalone/main.js', import.meta.url).pathname], {
+  // PORTICO_BENCH_STANDALONE_ARGS: extra Node options for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.PORTICO_BENCH_STANDALONE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, new URL('../../adapters/standalone/main.js', import.meta.url).pathname], {
     env: {
       PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1',
       SERVICE_SECRET_KEY: benchSecretKey, SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -43,7 +45,7 @@ export async function startStandalone(upstreamPort: number, storeUrl: string | u
     const timer = setTimeout(() => reject(new Error(`the standalone server did not start in 30 s: ${seen}`)), 30_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      const match = /listening on http:\/\/[^ ]+ \(interface 127\.0\.0\.1:(\d+)/.exec(seen);
       if (match) {
         clearTimeout(timer);
         resolve(Number(match[1]));

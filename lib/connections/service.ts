@@ -120,7 +120,9 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
         };
         await store.put(env, idOf(pck, cid), stored, existing);
         cache.delete(cacheKey(env, pck, cid));
-        return { connection: open(env, stored), created: !existing };
+        // The credentials just sealed are at hand: no need to open them again.
+        const { order: _order, auth_mode: _mode, ...rest } = stored;
+        return { connection: { ...rest, environment: env, credentials: input.credentials }, created: !existing };
       });
       await events.publish({
         type: result.created ? 'connection.created' : 'connection.overridden',

@@ -72,10 +72,11 @@ export async function createWebhooks(deps: WebhookDeps) {
   const unsubscribe = deps.events.subscribe(async (event) => {
     if (!isConnectionEvent(event)) return;
     const env = event.environment;
-    if (event.type === 'connection.created' || event.type === 'connection.overridden') {
+    const authMode = deps.catalog.get(event.provider)?.auth_mode;
+    // Only APP connections hold an installation: others need no read (and no decryption) here.
+    if ((event.type === 'connection.created' || event.type === 'connection.overridden') && authMode === 'APP') {
       await installations.track(env, event.provider_config_key, event.connection_id);
     }
-    const authMode = deps.catalog.get(event.provider)?.auth_mode;
     await sender.send(env, authEventFor(event, authMode));
     if (event.type === 'connection.deleted') await connectionUrls.delete(env, event.provider_config_key, event.connection_id);
   });

@@ -33,12 +33,18 @@ export function createDeliverySequence(storage: Storage, name = 'webhook'): Deli
   };
   const read = async (env: string) => loaded.get(env) ?? (await kv.get(env)) ?? 0;
   return {
-    next: (env, count) => serialized(async () => {
-      const last = await read(env);
-      await kv.set(env, last + count);
-      loaded.set(env, last + count);
+    async next(env, count) {
+      // Only the read is serialized: the numbers are taken in memory at once, and the writes,
+      // queued in that order, are awaited outside the chain, so a store that commits once per
+      // turn (SQLite's group commit) does not hand out one number per turn.
+      const { last, written } = await serialized(async () => {
+        const at = await read(env);
+        loaded.set(env, at + count);
+        return { last: at, written: kv.set(env, at + count) };
+      });
+      await written;
       return last + 1;
-    }),
+    },
     current: (env) => serialized(() => read(env)),
   };
 }
