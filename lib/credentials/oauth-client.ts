@@ -1,6 +1,6 @@
 import { fail } from '../errors.js';
 import type { CredentialTarget } from './resolver.js';
-import { fillConfigTemplate } from './config-template.js';
+import { fillConnectionTemplate } from '../providers/index.js';
 import type { TokenRequest } from './token-endpoint.js';
 
 export interface OAuthClient {
@@ -28,7 +28,7 @@ export function oauthTokenRequest(target: CredentialTarget, grant: Record<string
   if (!provider.token_url) fail('invalid_provider_config', `Provider "${provider.name}" has no token_url.`);
   const client = oauthClientOf(target);
   const extras = Object.fromEntries(Object.entries(provider.token_params ?? {})
-    .map(([name, value]) => [name, fillConfigTemplate(value, connection, provider)]));
+    .map(([name, value]) => [name, fillConnectionTemplate(value, connection, provider)]));
   const form: Record<string, string> = { ...extras, ...grant };
   const headers: Record<string, string> = {};
   if (provider.token_request_auth === 'basic') {
@@ -37,7 +37,7 @@ export function oauthTokenRequest(target: CredentialTarget, grant: Record<string
     form.client_id = client.client_id;
     form.client_secret = client.client_secret;
   }
-  return { url: fillConfigTemplate(provider.token_url as string, connection, provider), headers, form, timeoutMs };
+  return { url: fillConnectionTemplate(provider.token_url as string, connection, provider), headers, form, timeoutMs };
 }
 
 /** `expires_in` (seconds, number or numeric string) as an ISO timestamp; undefined when absent. */

@@ -1,0 +1,12 @@
+// The provider protocol's door: pure modules (no Node built-ins, no gateway code), imported by
+// the gateway, the script runtime's bundle and the SDK alike.
+export {
+  blankPlaceholders,
+  fillTemplate,
+  hasPlaceholder,
+  isSafeConfigValue,
+  placeholderFor,
+  placeholderNames,
+  safeConfigValueRule,
+  type FillResult,
+} from './template.js';
