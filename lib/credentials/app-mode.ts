@@ -4,7 +4,7 @@ import type { AppJwtSigner } from './app-jwt.js';
 import { fillConnectionTemplate } from '../providers/index.js';
 import { fingerprint } from './fingerprint.js';
 import type { CredentialTarget } from './resolver.js';
-import { callTokenEndpoint } from './token-endpoint.js';
+import { callTokenEndpoint } from '../providers/protocol/index.js';
 import type { TokenMode } from './token-mode.js';
 
 export interface AppModeDeps {

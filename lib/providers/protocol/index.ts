@@ -10,3 +10,16 @@ export {
   safeConfigValueRule,
   type FillResult,
 } from './template.js';
+export {
+  basicClientAuthorization,
+  callTokenEndpoint,
+  expiresAtFrom,
+  formEncode,
+  isTransientStatus,
+  oauthTokenRequest,
+  readTokenAnswer,
+  type ClientAuthMethod,
+  type OAuthClientSecret,
+  type TokenEndpointOutcome,
+  type TokenRequest,
+} from './token-endpoint.js';
