@@ -23,3 +23,6 @@ export {
   type TokenEndpointOutcome,
   type TokenRequest,
 } from './token-endpoint.js';
+export { valueAt, withValueAt } from './json-path.js';
+export { linkWithRel } from './link-header.js';
+export { cursorOf, firstOffset, nextLinkOf, nextOffset, type PaginationStyle } from './pagination.js';
