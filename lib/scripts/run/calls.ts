@@ -1,14 +1,9 @@
-import type { ConnectionService } from '../../connections/index.js';
-import type { ScriptConnection } from '../define/service.js';
+import type { ConnectionScope, ConnectionService } from '../../connections/index.js';
+import type { StreamRef } from '../../records/index.js';
+import type { BatchResult, ScriptConnection } from '../define/service.js';
 import type { ScriptHost } from '../host.js';
 import type { ModelCounts, SyncStateStore, SyncTarget } from '../state/sync-state.js';
 import { toHostRequest } from './proxy-call.js';
-
-export interface CallScope {
-  environment: string;
-  providerConfigKey: string;
-  connectionId: string;
-}
 
 /** What only a sync's calls need. */
 export interface SyncCallScope {
@@ -33,12 +28,21 @@ type Handler = (args: unknown[]) => Promise<unknown>;
  * argument names a connection or an environment. `ended` aborts when the run ends or times out:
  * later calls are refused and proxied calls in flight are cancelled.
  */
-export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
+export function createCallHandler(deps: CallDeps, scope: ConnectionScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
   const { environment: env, providerConfigKey: pck, connectionId: cid } = scope;
   const records = (model: unknown) => {
     if (!sync || typeof model !== 'string' || !sync.models.includes(model)) throw new Error(`not a model of this sync: ${String(model)}`);
     sync.counts[model] ??= { added: 0, updated: 0, deleted: 0 };
     return { target: { environment: env, providerConfigKey: pck, connectionId: cid, model }, counts: sync.counts[model] };
+  };
+  /** Runs one records operation on a model of this sync and adds what it changed to the run's counts. */
+  const counted = async (model: unknown, operation: (target: StreamRef) => Promise<BatchResult>): Promise<BatchResult> => {
+    const { target, counts } = records(model);
+    const result = await operation(target);
+    counts.added += result.added;
+    counts.updated += result.updated;
+    counts.deleted += result.deleted;
+    return result;
   };
   const list = <T>(value: unknown) => {
     if (!Array.isArray(value)) throw new Error('records must be an array');
@@ -61,25 +65,9 @@ export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCa
       await deps.connections.setMetadata(env, pck, [cid], metadata as Record<string, unknown>, mode === 'merge' ? 'merge' : 'replace');
       return null;
     },
-    batchSave: async ([model, batch]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.save(target, list(batch));
-      counts.added += result.added;
-      counts.updated += result.updated;
-      return { added: result.added, updated: result.updated, deleted: 0 };
-    },
-    batchUpdate: async ([model, batch]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.update(target, list(batch));
-      counts.updated += result.updated;
-      return { added: 0, updated: result.updated, deleted: 0 };
-    },
-    batchDelete: async ([model, ids]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.delete(target, list<string>(ids));
-      counts.deleted += result.deleted;
-      return { added: 0, updated: 0, deleted: result.deleted };
-    },
+    batchSave: ([model, batch]) => counted(model, (target) => deps.host.records.batchSave(target, list(batch))),
+    batchUpdate: ([model, batch]) => counted(model, (target) => deps.host.records.batchUpdate(target, list(batch))),
+    batchDelete: ([model, ids]) => counted(model, (target) => deps.host.records.batchDelete(target, list<string>(ids))),
     getCheckpoint: async () => {
       if (!sync) throw new Error('checkpoints belong to syncs');
       // A full run starts from nothing, whatever earlier runs saved.
