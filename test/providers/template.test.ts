@@ -1,5 +1,6 @@
 import t from 'tap';
 import { mergeConnectionConfig } from '../../lib/connect/connection-config.js';
+import { createSessionSchema } from '../../lib/connect/sessions/session.js';
 import { fillTemplate as connectFill } from '../../lib/connect/connection-config.js';
 import { GatewayError } from '../../lib/errors.js';
 import { fillConnectionTemplate, type Provider } from '../../lib/providers/index.js';
@@ -57,6 +58,8 @@ for (const [value, safe] of cases) {
     const expected = safe ? 'ok' : 'invalid_connection_config';
     t.equal(isSafeConfigValue(value), safe, 'the rule');
     t.equal(fillTemplate('https://${connection_config.tenant}.example.com', () => value).ok, safe, 'the pure fill');
+    const session = createSessionSchema.safeParse({ end_user: { id: 'u1' }, integrations_config_defaults: { crm: { connection_config: { tenant: value } } } });
+    t.equal(session.success, safe, 'connect: a value in the session request');
     t.equal(outcome(() => mergeConnectionConfig(provider, {}, { tenant: value })), expected, 'connect: a value typed by the end user');
     t.equal(outcome(() => mergeConnectionConfig(provider, { tenant: value }, {})), expected, 'connect: a value set in the session');
     t.equal(outcome(() => connectFill(provider.proxy.base_url, { tenant: value })), expected, 'connect: filling a URL');
