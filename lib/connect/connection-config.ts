@@ -17,10 +17,9 @@ export function picksHost(provider: Provider, name: string): boolean {
     const marker = placeholderFor(name);
     const at = authority.lastIndexOf(marker);
     if (at < 0) return false;
-    const after = authority.slice(at + marker.length);
-    const rest = blankPlaceholders(after, 'x');
+    const after = blankPlaceholders(authority.slice(at + marker.length), 'x');
     // `.zendesk.com`, `.api.mailchimp.com`: the value only names a subdomain of a fixed domain.
-    return !/^\.[A-Za-z0-9-]+\.[A-Za-z0-9.-]+$/.test(rest);
+    return !/^\.[A-Za-z0-9-]+\.[A-Za-z0-9.-]+$/.test(after);
   });
 }
 
