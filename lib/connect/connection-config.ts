@@ -1,10 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { Provider } from '../providers/index.js';
-
-const placeholder = /\$\{connection_config\.([a-zA-Z0-9_]+)\}/g;
-// RFC 3986 unreserved characters: such a value cannot add a path, query, fragment, user-info
-// or port to the URL it fills.
-const safeValue = /^[A-Za-z0-9._~-]{1,255}$/;
+import { blankPlaceholders, fillTemplate as fill, isSafeConfigValue, placeholderFor, placeholderNames, safeConfigValueRule } from '../providers/protocol/index.js';
 
 /** The templates a connection's config fills: where the browser goes and where secrets are sent. */
 const templatesOf = (p: Provider) =>
@@ -18,20 +14,17 @@ const templatesOf = (p: Provider) =>
 export function picksHost(provider: Provider, name: string): boolean {
   return templatesOf(provider).some((template) => {
     const authority = template.replace(/^https?:\/\//, '').split(/[/?#]/)[0] ?? '';
-    const marker = '${connection_config.' + name + '}';
+    const marker = placeholderFor(name);
     const at = authority.lastIndexOf(marker);
     if (at < 0) return false;
-    const after = authority.slice(at + marker.length).replace(placeholder, 'x');
+    const after = blankPlaceholders(authority.slice(at + marker.length), 'x');
     // `.zendesk.com`, `.api.mailchimp.com`: the value only names a subdomain of a fixed domain.
     return !/^\.[A-Za-z0-9-]+\.[A-Za-z0-9.-]+$/.test(after);
   });
 }
 
 function valueProblem(name: string, value: string): string | undefined {
-  if (!safeValue.test(value) || value === '.' || value === '..') {
-    return `connection_config.${name} may hold only letters, digits, ".", "_", "~" and "-".`;
-  }
-  return undefined;
+  return isSafeConfigValue(value) ? undefined : `connection_config.${name} may hold only ${safeConfigValueRule}.`;
 }
 
 /**
@@ -67,17 +60,13 @@ export function missingConfig(provider: Provider, config: Record<string, string>
   const templates = typed ? [provider.proxy.base_url]
     : provider.auth_mode === 'APP' ? [] : [provider.authorization_url, provider.token_url, provider.admin_consent_url];
   const needed = new Set<string>();
-  for (const template of templates) for (const m of (template ?? '').matchAll(placeholder)) needed.add(m[1] as string);
+  for (const template of templates) for (const name of placeholderNames(template ?? '')) needed.add(name);
   return [...needed].filter((name) => !config[name]);
 }
 
 /** Fills `${connection_config.NAME}` placeholders; every value was checked by `mergeConnectionConfig`. */
 export function fillTemplate(template: string, config: Record<string, string>): string {
-  return template.replace(placeholder, (_whole, name: string) => {
-    const value = config[name];
-    if (value === undefined || valueProblem(name, value)) {
-      throw new GatewayError('invalid_connection_config', `connection_config.${name} is missing or invalid.`, { field: `connection_config.${name}` });
-    }
-    return value;
-  });
+  const filled = fill(template, (name) => config[name]);
+  if (filled.ok) return filled.value;
+  throw new GatewayError('invalid_connection_config', `connection_config.${filled.name} is missing or invalid.`, { field: `connection_config.${filled.name}` });
 }

@@ -1,7 +1,7 @@
 import type { OAuth2Credentials } from '../connections/index.js';
 import { GatewayError } from '../errors.js';
 import type { Provider } from '../providers/index.js';
-import { expiresAt } from './token-request.js';
+import { expiresAtFrom, isSafeConfigValue } from '../providers/protocol/index.js';
 
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -13,7 +13,7 @@ export function oauth2CredentialsFrom(body: Record<string, unknown>): OAuth2Cred
   }
   const { access_token: _a, refresh_token: _r, ...raw } = body;
   const refreshToken = str(body.refresh_token);
-  const expires = expiresAt(body.expires_in);
+  const expires = expiresAtFrom(body.expires_in, Date.now());
   const tokenType = str(body.token_type);
   const scope = str(body.scope);
   return {
@@ -49,7 +49,7 @@ export function configFromTokenResponse(provider: Provider, body: Record<string,
       }
       if (!hostPattern.test(host)) throw new GatewayError('token_exchange_failed', `The provider's ${rule.from} has an unusable host.`);
       out[name] = host;
-    } else if (/^[A-Za-z0-9._~-]{1,255}$/.test(value)) {
+    } else if (isSafeConfigValue(value)) {
       out[name] = value;
     }
   }

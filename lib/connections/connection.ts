@@ -1,6 +1,13 @@
 import type { AuthMode } from '../providers/schema.js';
 import type { ConnectionCredentials } from './credentials.js';
 
+/** Which connection: the key every feature uses to name one (records streams, syncs, script runs). */
+export interface ConnectionScope {
+  environment: string;
+  providerConfigKey: string;
+  connectionId: string;
+}
+
 export interface EndUser {
   id: string;
   email?: string | undefined;

@@ -1,5 +1,5 @@
 export { createConnectionService, sealedConnections, type ConnectionService, type ConnectionInput, type ConnectionFilter } from './service.js';
 export { createConnectionRoutes, type VerifyImport } from './routes.js';
 export { createRemovedConnectionRoutes } from './removed-routes.js';
-export { publicConnection, type Connection, type EndUser, type AuthProblem, type StoredConnection } from './connection.js';
+export { publicConnection, type Connection, type ConnectionScope, type EndUser, type AuthProblem, type StoredConnection } from './connection.js';
 export { connectionCredentialsSchema, type ConnectionCredentials, type OAuth2Credentials, type AppCredentials } from './credentials.js';

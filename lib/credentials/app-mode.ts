@@ -1,10 +1,10 @@
 import type { AppCredentials } from '../connections/index.js';
 import { fail } from '../errors.js';
 import type { AppJwtSigner } from './app-jwt.js';
-import { fillConfigTemplate } from './config-template.js';
+import { fillConnectionTemplate } from '../providers/index.js';
 import { fingerprint } from './fingerprint.js';
 import type { CredentialTarget } from './resolver.js';
-import { callTokenEndpoint } from './token-endpoint.js';
+import { callTokenEndpoint } from '../providers/protocol/index.js';
 import type { TokenMode } from './token-mode.js';
 
 export interface AppModeDeps {
@@ -25,7 +25,7 @@ function appOf(target: CredentialTarget) {
 }
 
 const installationUrl = (target: CredentialTarget, installationId: string) =>
-  `${fillConfigTemplate(target.provider.proxy.base_url, target.connection, target.provider).replace(/\/+$/, '')}/app/installations/${encodeURIComponent(installationId)}/access_tokens`;
+  `${fillConnectionTemplate(target.provider.proxy.base_url, target.connection, target.provider).replace(/\/+$/, '')}/app/installations/${encodeURIComponent(installationId)}/access_tokens`;
 
 /**
  * APP (the code-hosting app, spec 5.1.4): the app's RS256 JWT is exchanged for an installation

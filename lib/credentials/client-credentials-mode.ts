@@ -1,7 +1,7 @@
 import type { ConnectionCredentials } from '../connections/index.js';
 import { fingerprint } from './fingerprint.js';
-import { expiresAtFrom, oauthClientOf, oauthTokenRequest, rawWithoutTokens } from './oauth-client.js';
-import { callTokenEndpoint } from './token-endpoint.js';
+import { oauthClientOf, oauthTokenRequest, rawWithoutTokens } from './oauth-client.js';
+import { callTokenEndpoint, expiresAtFrom } from '../providers/protocol/index.js';
 import type { TokenMode } from './token-mode.js';
 
 type ClientCredentials = Extract<ConnectionCredentials, { type: 'OAUTH2_CC' }>;

@@ -1,7 +1,7 @@
 import type { OAuth2Credentials } from '../connections/index.js';
 import { fingerprint } from './fingerprint.js';
-import { expiresAtFrom, oauthTokenRequest, rawWithoutTokens } from './oauth-client.js';
-import { callTokenEndpoint } from './token-endpoint.js';
+import { oauthTokenRequest, rawWithoutTokens } from './oauth-client.js';
+import { callTokenEndpoint, expiresAtFrom } from '../providers/protocol/index.js';
 import type { TokenMode } from './token-mode.js';
 
 export interface OAuth2ModeDeps {

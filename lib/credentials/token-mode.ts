@@ -1,6 +1,6 @@
 import type { ConnectionCredentials } from '../connections/index.js';
 import type { CredentialTarget } from './resolver.js';
-import type { TokenEndpointOutcome } from './token-endpoint.js';
+import type { TokenEndpointOutcome } from '../providers/protocol/index.js';
 
 /** Connection credentials that carry a token the gateway obtains itself. */
 export type TokenCredentials = Extract<ConnectionCredentials, { type: 'OAUTH2' | 'OAUTH2_CC' | 'APP' }>;

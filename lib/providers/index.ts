@@ -5,3 +5,4 @@ export { createLogoRoutes } from './logo-routes.js';
 export { createBrandIcons, type BrandIcons, type BrandIcon } from './brand-icons.js';
 export { createLogos, type Logos, type Logo, type LogoSource } from './logos.js';
 export { publishProvider, logoUrlOf, type PublishedProvider } from './publish.js';
+export { fillConnectionTemplate } from './connection-template.js';

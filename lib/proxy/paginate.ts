@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Paginate } from '../providers/index.js';
-import { valueAt, withValueAt } from './json-path.js';
+import { cursorOf, firstOffset, nextLinkOf, nextOffset, valueAt, withValueAt } from '../providers/protocol/index.js';
 
 /** One page request: provider path (no base path), raw query string, optional JSON body. */
 export interface PageRequest {
@@ -53,18 +53,6 @@ export function withQueryParam(query: string, name: string, value: string): stri
   return kept.join('&');
 }
 
-/** The URL of a `Link` header entry with the given rel (RFC 8288), if any. */
-export function linkWithRel(header: string | string[] | undefined, rel: string): string | undefined {
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value) return undefined;
-  for (const match of value.matchAll(/<([^>]*)>([^<]*)/g)) {
-    const rels = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match[2] ?? '');
-    const names = (rels?.[1] ?? rels?.[2] ?? '').toLowerCase().split(/\s+/);
-    if (names.includes(rel.toLowerCase())) return match[1];
-  }
-  return undefined;
-}
-
 /** Turns a next-page URL into a page request, if it stays on the provider's origin and base path. */
 export function requestFromUrl(link: string, page: URL, scope: PageScope, body: Buffer | undefined): PageRequest | undefined {
   let url: URL;
@@ -112,8 +100,7 @@ export function nextPage(config: Paginate, request: PageRequest, page: FetchedPa
   if (!items) return { ok: false, reason: config.response_path ? `the page has no array at "${config.response_path}"` : 'the page is neither a JSON array nor an object with exactly one array field' };
   switch (config.type) {
     case 'cursor': {
-      const raw = valueAt(page.json, config.cursor_path_in_response);
-      const cursor = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
+      const cursor = cursorOf(page.json, config);
       if (!cursor || items.length === 0) return { ok: true, items, next: undefined };
       if (config.cursor_in === 'body') {
         const body = withBodyCursor(request.body, config.cursor_name_in_request, cursor);
@@ -124,10 +111,8 @@ export function nextPage(config: Paginate, request: PageRequest, page: FetchedPa
       return { ok: true, items, next: { ...request, query: withQueryParam(request.query, config.cursor_name_in_request, cursor) } };
     }
     case 'link': {
-      const link = config.link_rel_in_response_header
-        ? linkWithRel(page.headers.link, config.link_rel_in_response_header)
-        : valueAt(page.json, config.link_path_in_response_body);
-      if (typeof link !== 'string' || link === '') return { ok: true, items, next: undefined };
+      const link = nextLinkOf(page.json, page.headers.link, config);
+      if (!link) return { ok: true, items, next: undefined };
       const next = requestFromUrl(link, page.url, scope, request.body);
       if (!next) return { ok: false, reason: 'the next-page link leaves the provider\'s API address' };
       const same = next.path === request.path && next.query === request.query;
@@ -136,10 +121,8 @@ export function nextPage(config: Paginate, request: PageRequest, page: FetchedPa
     case 'offset': {
       const limit = config.limit_name_in_request ? Number(queryParam(request.query, config.limit_name_in_request)) : NaN;
       if (items.length === 0 || items.length < limit) return { ok: true, items, next: undefined };
-      const byPage = config.offset_calculation_method === 'page';
       const given = Number(queryParam(request.query, config.offset_name_in_request));
-      const current = Number.isFinite(given) ? given : config.offset_start_value ?? (byPage ? 1 : 0);
-      const offset = byPage ? current + 1 : current + items.length;
+      const offset = nextOffset(config, Number.isFinite(given) ? given : firstOffset(config), items.length);
       return { ok: true, items, next: { ...request, query: withQueryParam(request.query, config.offset_name_in_request, String(offset)) } };
     }
   }

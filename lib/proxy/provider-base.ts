@@ -1,6 +1,7 @@
 import type { Connection } from '../connections/index.js';
 import { fail } from '../errors.js';
-import type { Provider } from '../providers/index.js';
+import { fillConnectionTemplate, type Provider } from '../providers/index.js';
+import { hasPlaceholder } from '../providers/protocol/index.js';
 
 /** Where a connection's proxied calls go: the filled `proxy.base_url` and the catalog's static extras. */
 export interface ProviderBase {
@@ -17,31 +18,8 @@ export interface ProviderBase {
   query: string;
 }
 
-const placeholder = /\$\{connection_config\.([a-zA-Z0-9_]+)\}/g;
-const hasPlaceholder = (value: string) => value.includes('${connection_config.');
-
-/*
- * Unreserved characters only, not starting or ending with a dot, no "..": such a value cannot
- * add a scheme, user-info, port, path segment, query or fragment, nor be a dot segment.
- * In a host it can only add labels; in a path it stays one segment.
- */
-const safeValue = /^[A-Za-z0-9_~-](?:[A-Za-z0-9._~-]{0,253}[A-Za-z0-9_~-])?$/;
-
-function fill(template: string, provider: Provider, connection: Connection): string {
-  return template.replace(placeholder, (_whole, name: string) => {
-    const value = connection.connection_config[name] ?? provider.connection_config_defaults?.[name];
-    if (value === undefined || value === '') {
-      fail('missing_connection_config', `Connection "${connection.connection_id}" has no connection_config.${name}, which provider "${provider.name}" needs to build its API address. Import the connection again with connection_config.${name} set.`, { field: `connection_config.${name}` });
-    }
-    if (!safeValue.test(value) || value.includes('..')) {
-      fail('invalid_connection_config', `connection_config.${name} of connection "${connection.connection_id}" is not a safe value: use letters, digits, "-", "_", "~" and single inner dots only.`, { field: `connection_config.${name}` });
-    }
-    return value;
-  });
-}
-
 function build(provider: Provider, connection: Connection): ProviderBase {
-  const filled = fill(provider.proxy.base_url, provider, connection);
+  const filled = fillConnectionTemplate(provider.proxy.base_url, connection, provider);
   let url: URL;
   try {
     url = new URL(filled);
@@ -53,7 +31,7 @@ function build(provider: Provider, connection: Connection): ProviderBase {
     fail('invalid_connection_config', `The API address of provider "${provider.name}" for connection "${connection.connection_id}" is not a plain http(s) URL.`);
   }
   const extraQuery = Object.entries(provider.proxy.query ?? {})
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(fill(value, provider, connection))}`);
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(fillConnectionTemplate(value, connection, provider))}`);
   if (url.search.length > 1) extraQuery.unshift(url.search.slice(1));
   return {
     protocol: url.protocol as ProviderBase['protocol'],
@@ -62,7 +40,7 @@ function build(provider: Provider, connection: Connection): ProviderBase {
     host: url.host,
     basePath: url.pathname.replace(/\/+$/, ''),
     headers: Object.entries(provider.proxy.headers ?? {})
-      .map(([name, value]) => [name.toLowerCase(), fill(value, provider, connection)] as const),
+      .map(([name, value]) => [name.toLowerCase(), fillConnectionTemplate(value, connection, provider)] as const),
     query: extraQuery.join('&'),
   };
 }

@@ -7,7 +7,7 @@ import { logSize } from './layout.js';
 import { readHead, type RecordsKv } from './log.js';
 import { deleteUnseen, dropStream, pruneStream } from './maintenance.js';
 import { readPage, type RecordsPage } from './reader.js';
-import { deleteSlice, saveSlice, type DeleteResult, type SaveResult } from './save.js';
+import { deleteSlice, saveSlice, updateSlice, type DeleteResult, type SaveResult } from './save.js';
 import type { Action } from './stored.js';
 import { streamOf, type StreamRef } from './stream.js';
 import type { WriterDeps } from './writer.js';
@@ -50,6 +50,11 @@ export interface StreamStats {
 export interface RecordStore {
   /** Upsert with change detection: an identical record makes no change and gets no new cursor. */
   saveBatch(ref: StreamRef, records: readonly unknown[]): Promise<SaveResult>;
+  /**
+   * Merges partial records (each with an id) into the stored ones, reading and writing under the
+   * stream's lock so a concurrent save is never overwritten. Ids not stored, or deleted, are skipped.
+   */
+  updateBatch(ref: StreamRef, partials: readonly unknown[]): Promise<SaveResult>;
   /** Soft delete by id (or by records carrying one): `deleted_at` set, the record kept. */
   deleteBatch(ref: StreamRef, idsOrRecords: readonly unknown[]): Promise<DeleteResult>;
   /** For full-refresh syncs: soft-deletes every record that no save included since `since`. */
@@ -57,6 +62,8 @@ export interface RecordStore {
   /** Drops payloads, keeping ids and metadata: records modified before `before`, or at and before `cursor`. */
   prune(ref: StreamRef, by: { before: Date } | { cursor: string }): Promise<PruneResult>;
   list(ref: StreamRef, options?: ListOptions): Promise<ListResult>;
+  /** The cursor of the newest change modified after `since`, or null when there is none. */
+  latestCursorSince(ref: StreamRef, since: Date): Promise<string | null>;
   /** Runs compaction now (it also runs in the background once enough entries are dead). */
   compact(ref: StreamRef): Promise<{ removed: number }>;
   stats(ref: StreamRef): Promise<StreamStats>;
@@ -112,20 +119,23 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     recordChannels.written.publish({ environment: ref.environment, providerConfigKey: ref.providerConfigKey, model: ref.model, added, updated, deleted });
   };
 
+  const upsert = async (ref: StreamRef, records: readonly unknown[], slice: typeof saveSlice): Promise<SaveResult> => {
+    const stream = streamOf(ref);
+    const entries = [...recordsToSave(records)];
+    const total: SaveResult = { added: 0, updated: 0, unchanged: 0 };
+    for (let i = 0; i < entries.length; i += SAVE_SLICE) {
+      const part = await slice(deps, stream, entries.slice(i, i + SAVE_SLICE));
+      total.added += part.added;
+      total.updated += part.updated;
+      total.unchanged += part.unchanged;
+    }
+    written(ref, total.added, total.updated, 0);
+    return total;
+  };
+
   return {
-    async saveBatch(ref, records) {
-      const stream = streamOf(ref);
-      const entries = [...recordsToSave(records)];
-      const total: SaveResult = { added: 0, updated: 0, unchanged: 0 };
-      for (let i = 0; i < entries.length; i += SAVE_SLICE) {
-        const part = await saveSlice(deps, stream, entries.slice(i, i + SAVE_SLICE));
-        total.added += part.added;
-        total.updated += part.updated;
-        total.unchanged += part.unchanged;
-      }
-      written(ref, total.added, total.updated, 0);
-      return total;
-    },
+    saveBatch: (ref, records) => upsert(ref, records, saveSlice),
+    updateBatch: (ref, partials) => upsert(ref, partials, updateSlice),
     async deleteBatch(ref, idsOrRecords) {
       const stream = streamOf(ref);
       const ids = idsToDelete(idsOrRecords);
@@ -169,6 +179,19 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         ids: query.ids?.map((id, i) => idOf(id, `ids[${i}]`)),
       });
       return { ok: true, page };
+    },
+    async latestCursorSince(ref, since) {
+      const stream = streamOf(ref);
+      let after: number | undefined;
+      let latest: string | null = null;
+      for (;;) {
+        const page = await readPage(kv, stream, { after, limit: MAX_PAGE_LIMIT, actions: undefined, modifiedAfter: since.getTime(), ids: undefined });
+        latest = page.records.at(-1)?._service_metadata.cursor ?? latest;
+        if (!page.next_cursor) return latest;
+        const position = seqOf(ref, page.next_cursor);
+        if (!position.ok) return latest;
+        after = position.seq;
+      }
     },
     compact: (ref) => compactStream(deps, streamOf(ref)),
     async stats(ref) {

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { ConnectionScope } from '../connections/index.js';
 
 /** Which records: one model (and variant) of one connection, in one environment. */
-export interface StreamRef {
-  environment: string;
-  providerConfigKey: string;
-  connectionId: string;
+export interface StreamRef extends ConnectionScope {
   model: string;
   /** Absent means the base variant; `'base'` names the same stream. */
   variant?: string | undefined;

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProxyRequest, ProxyResponse } from '../proxy/index.js';
-import type { RecordStore } from '../records/index.js';
+import type { RecordStore, StreamRef } from '../records/index.js';
 import type { WebhookEventInput } from '../webhooks/index.js';
-import type { HostRecords, RecordsTarget, ScriptHost } from './host.js';
+import type { HostRecords, ScriptHost } from './host.js';
 
 export interface GatewayHostDeps {
   records: RecordStore;
@@ -16,47 +16,24 @@ const flatten = (headers: IncomingHttpHeaders): Record<string, string> => {
   return out;
 };
 
-const ref = (t: RecordsTarget) => ({ environment: t.environment, providerConfigKey: t.providerConfigKey, connectionId: t.connectionId, model: t.model });
-const idsPerRead = 100;
+const ref = (t: StreamRef): StreamRef => ({ environment: t.environment, providerConfigKey: t.providerConfigKey, connectionId: t.connectionId, model: t.model });
 
+/** The records operations forward to the store, which reads and writes under the stream's lock. */
 function createHostRecords(records: RecordStore): HostRecords {
   return {
-    async save(target, batch) {
+    async batchSave(target, batch) {
       const result = await records.saveBatch(ref(target), batch);
-      return { added: result.added, updated: result.updated };
+      return { added: result.added, updated: result.updated, deleted: 0 };
     },
-    async update(target, partials) {
-      let updated = 0;
-      for (let i = 0; i < partials.length; i += idsPerRead) {
-        const slice = partials.slice(i, i + idsPerRead);
-        const found = await records.list(ref(target), { ids: slice.map((p) => p.id as string | number), limit: idsPerRead });
-        if (!found.ok) throw new Error(`batchUpdate: ${found.reason}`);
-        const current = new Map(found.page.records.filter((r) => r._service_metadata.deleted_at === null).map((r) => [String(r.id), r]));
-        const merged = slice.flatMap((p) => {
-          const existing = current.get(String(p.id));
-          if (!existing) return [];
-          const { _service_metadata: _meta, ...data } = existing;
-          return [{ ...data, ...p }];
-        });
-        if (merged.length > 0) updated += (await records.saveBatch(ref(target), merged)).updated;
-      }
-      return { updated };
+    async batchUpdate(target, partials) {
+      const result = await records.updateBatch(ref(target), partials);
+      return { added: result.added, updated: result.updated, deleted: 0 };
     },
-    async delete(target, ids) {
-      return { deleted: (await records.deleteBatch(ref(target), ids)).deleted };
+    async batchDelete(target, ids) {
+      return { added: 0, updated: 0, deleted: (await records.deleteBatch(ref(target), ids)).deleted };
     },
     deleteNotSeenSince: (target, since) => records.deleteNotSeenSince(ref(target), since),
-    async latestCursorSince(target, since) {
-      let cursor: string | undefined;
-      let latest: string | null = null;
-      for (;;) {
-        const page = await records.list(ref(target), { modifiedAfter: since, limit: 1000, ...(cursor ? { cursor } : {}) });
-        if (!page.ok) return latest;
-        latest = page.page.records.at(-1)?._service_metadata.cursor ?? latest;
-        if (!page.page.next_cursor) return latest;
-        cursor = page.page.next_cursor;
-      }
-    },
+    latestCursorSince: (target, since) => records.latestCursorSince(ref(target), since),
   };
 }
 

@@ -1,12 +1,6 @@
+import type { StreamRef } from '../records/index.js';
 import type { RecordsEventInput, SyncEventInput, ActionEventInput } from '../webhooks/index.js';
-
-/** Which records: one model of one connection in one environment (the records store's stream). */
-export interface RecordsTarget {
-  environment: string;
-  providerConfigKey: string;
-  connectionId: string;
-  model: string;
-}
+import type { BatchResult } from './define/service.js';
 
 /** A proxied call a script makes; the host attaches credentials and keeps it on the provider's host. */
 export interface HostProxyRequest {
@@ -31,16 +25,19 @@ export interface HostProxyResponse {
   data: unknown;
 }
 
-/** The records operations scripts use; counts are what the run reports. */
+/**
+ * The records operations scripts use, named as the script calls them; each forwards to the
+ * records store, which does the work under the stream's lock. Counts are what the run reports.
+ */
 export interface HostRecords {
-  save(target: RecordsTarget, records: readonly Record<string, unknown>[]): Promise<{ added: number; updated: number }>;
+  batchSave(target: StreamRef, records: readonly Record<string, unknown>[]): Promise<BatchResult>;
   /** Merges partial records into the stored ones (ids that are not stored are skipped). */
-  update(target: RecordsTarget, partials: readonly Record<string, unknown>[]): Promise<{ updated: number }>;
-  delete(target: RecordsTarget, ids: readonly string[]): Promise<{ deleted: number }>;
+  batchUpdate(target: StreamRef, partials: readonly Record<string, unknown>[]): Promise<BatchResult>;
+  batchDelete(target: StreamRef, ids: readonly string[]): Promise<BatchResult>;
   /** Full syncs: soft-deletes every record no save touched since `since`. */
-  deleteNotSeenSince(target: RecordsTarget, since: Date): Promise<{ deleted: number }>;
+  deleteNotSeenSince(target: StreamRef, since: Date): Promise<{ deleted: number }>;
   /** Position of the newest change modified after `since`, for the records-available announcement. */
-  latestCursorSince(target: RecordsTarget, since: Date): Promise<string | null>;
+  latestCursorSince(target: StreamRef, since: Date): Promise<string | null>;
 }
 
 export type ScriptEventInput = SyncEventInput | RecordsEventInput | ActionEventInput;

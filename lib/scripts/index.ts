@@ -2,7 +2,7 @@
 export { createScripts, type Scripts, type ScriptsApi, type ScriptsDeps } from './feature.js';
 export { createGatewayHost, type GatewayHostDeps } from './gateway-host.js';
 export { createScriptHooks, type NamedScriptRunner } from './hooks.js';
-export type { ScriptHost, HostRecords, HostProxyRequest, HostProxyResponse, RecordsTarget, ScriptEventInput } from './host.js';
+export type { ScriptHost, HostRecords, HostProxyRequest, HostProxyResponse, ScriptEventInput } from './host.js';
 export { resolveScriptsOptions, actionOutputLimitBytes, type ScriptsOptions } from './options.js';
 export { parseStoredLevel, defaultStoredLevel } from './logs/levels.js';
 export type { ScriptModule, ScriptEntry } from './registry/registry.js';

@@ -8,3 +8,5 @@ export { serializeError } from './runtime/protocol.js';
 export { legacyFormatMessage } from './registry/directory.js';
 export { actionOutputLimitBytes } from './options.js';
 export { isScript, type AnyScript } from './define/create.js';
+export { createServiceCalls, type RunState, type ServicePorts, type SyncRunScope } from './run/service-calls.js';
+export type { HostProxyRequest, HostProxyResponse, HostRecords } from './host.js';

@@ -1,4 +1,5 @@
 import { setImmediate as tick } from 'node:timers/promises';
+import { runUpdateContract } from './contract-update.js';
 import { ids, many, openStore, page, readAll, refOf, T0, type MakeStorage, type Tap } from './contract.js';
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
@@ -326,5 +327,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       await store.saveBatch(ref, [{ id: 'm', _service_metadata: { cursor: 'forged' } }]);
       t.not((await page(store, ref)).records[0]!._service_metadata.cursor, 'forged', 'the store owns _service_metadata');
     });
+
+    runUpdateContract(t, makeStorage);
   });
 }

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { z } from 'zod';
 import { createAction, createSync, parseFrequency } from '../../lib/scripts/index.js';
-import { linkTarget, linkToEndpoint, paginate } from '../../lib/scripts/runtime/paginate.js';
+import { linkWithRel } from '../../lib/providers/protocol/index.js';
+import { linkToEndpoint, paginate } from '../../lib/scripts/runtime/paginate.js';
 
 t.test('frequencies: the documented forms, and the minimum', async (t) => {
   t.match(parseFrequency('every 5 minutes'), { ok: true, ms: 300_000 });
@@ -52,7 +53,7 @@ t.test('paginate: cursor, link header, body link and offset; links stay on the p
   t.same(body.out, [[1], [2]]);
   await t.rejects(pages({ type: 'link', link_rel_in_response_header: 'next' }, [{ data: [1], headers: { link: '<https://evil.example/steal>; rel="next"' } }]), /outside the provider's base URL/);
   t.throws(() => linkToEndpoint('https://api.example.com/v2/items', 'https://api.example.com/v1'), /outside/);
-  t.equal(linkTarget('<a>; rel="prev", <b>; rel="next"', 'next'), 'b');
+  t.equal(linkWithRel('<a>; rel="prev", <b>; rel="next"', 'next'), 'b');
 
   const offset = await pages({ type: 'offset', offset_name_in_request: 'offset', limit_name_in_request: 'limit', limit: 2 },
     [{ data: [1, 2] }, { data: [3] }]);

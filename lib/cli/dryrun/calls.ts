@@ -1,8 +1,6 @@
 import { PorticoError, type PorticoClient, type ProxyMethod } from '../../client/index.js';
-import type { ScriptCall } from '../../scripts/local.js';
-import { checkProxyConfig } from '../../scripts/run/proxy-call.js';
+import { createServiceCalls, type HostProxyRequest, type HostProxyResponse, type HostRecords, type RunState, type ScriptCall, type SyncRunScope } from '../../scripts/local.js';
 import type { FixtureRecorder } from './fixtures.js';
-import type { RecordTracker } from './records.js';
 
 export interface DryRunState {
   metadata: Record<string, unknown>;
@@ -17,11 +15,14 @@ export interface DryRunState {
 
 export interface DryRunCallDeps {
   client: PorticoClient;
+  environment: string;
   providerConfigKey: string;
   connectionId: string;
-  records: RecordTracker;
+  records: HostRecords;
   fixtures: FixtureRecorder | undefined;
   state: DryRunState;
+  /** Syncs: the models the run may write (as the gateway checks); undefined for actions and events. */
+  models: readonly string[] | undefined;
 }
 
 const plainHeaders = (headers: Headers) => {
@@ -34,24 +35,21 @@ const asObject = (value: unknown, what: string): Record<string, unknown> => {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be an object`);
   return value as Record<string, unknown>;
 };
-const list = <T>(value: unknown): T[] => {
-  if (!Array.isArray(value)) throw new Error('records must be an array');
-  return value as T[];
-};
+const nonEmpty = <T extends object>(value: T) => (Object.keys(value).length > 0 ? value : undefined);
 
 /** A proxied call through the gateway's `/proxy`: the credentials stay in the gateway. */
-async function proxy(deps: DryRunCallDeps, raw: unknown) {
-  // The gateway's own rule for scripts: a path under the provider's base URL, never a URL.
-  const { config, endpoint, method } = checkProxyConfig(raw);
+async function proxyRequest(deps: DryRunCallDeps, request: HostProxyRequest): Promise<HostProxyResponse> {
   deps.state.proxyCalls++;
-  let response: { status: number; headers: Record<string, string>; data: unknown };
+  const params = nonEmpty(request.query);
+  const headers = nonEmpty(request.headers);
+  let response: HostProxyResponse;
   try {
     const answer = await deps.client.proxy({
-      endpoint, method: method as ProxyMethod, providerConfigKey: deps.providerConfigKey, connectionId: deps.connectionId,
-      ...(config.params ? { params: config.params } : {}),
-      ...(config.headers ? { headers: config.headers } : {}),
-      ...(config.data !== undefined ? { data: config.data } : {}),
-      ...(config.retries !== undefined ? { retries: config.retries } : {}),
+      endpoint: request.path, method: request.method as ProxyMethod, providerConfigKey: deps.providerConfigKey, connectionId: deps.connectionId,
+      ...(params ? { params } : {}),
+      ...(headers ? { headers } : {}),
+      ...(request.body !== undefined ? { data: request.body } : {}),
+      ...(request.retries > 0 ? { retries: request.retries } : {}),
     });
     response = { status: answer.status, headers: plainHeaders(answer.headers), data: answer.data };
   } catch (error) {
@@ -60,21 +58,20 @@ async function proxy(deps: DryRunCallDeps, raw: unknown) {
     response = { status: error.status, headers: plainHeaders(error.response.headers), data: error.response.data };
   }
   deps.fixtures?.save({
-    request: { method, endpoint, ...(config.params ? { params: config.params } : {}), ...(config.headers ? { headers: config.headers } : {}), ...(config.data !== undefined ? { data: config.data } : {}) },
+    request: {
+      method: request.method, endpoint: request.path,
+      ...(params ? { params } : {}), ...(headers ? { headers } : {}), ...(request.body !== undefined ? { data: request.body } : {}),
+    },
     response,
   });
   return response;
 }
 
-/**
- * The service calls of a script run locally: proxied calls go to the gateway, reads come from
- * it, and every write (records, metadata, checkpoints) is collected instead of stored.
- */
-export function createDryRunCalls(deps: DryRunCallDeps): ScriptCall {
-  const { state, records } = deps;
-  const handlers: Record<string, (args: unknown[]) => Promise<unknown>> = {
-    proxy: ([config]) => proxy(deps, config),
-    getConnection: async () => {
+/** The run's state, read from the gateway once and kept in memory: every write is collected, none stored. */
+function dryRunState(deps: DryRunCallDeps): RunState {
+  const { state } = deps;
+  return {
+    async getConnection() {
       const c = await deps.client.getConnection(deps.providerConfigKey, deps.connectionId);
       return {
         connection_id: c.connection_id, provider_config_key: c.provider_config_key, provider: c.provider, credentials: c.credentials,
@@ -82,26 +79,30 @@ export function createDryRunCalls(deps: DryRunCallDeps): ScriptCall {
       };
     },
     getMetadata: async () => structuredClone(state.metadata),
-    setMetadata: async ([metadata, mode]) => {
-      const value = asObject(metadata, 'metadata');
-      const merge = mode === 'merge';
-      state.metadata = merge ? { ...state.metadata, ...value } : { ...value };
-      state.metadataWrites.push({ mode: merge ? 'merge' : 'replace', metadata: value });
-      return null;
+    async setMetadata(metadata, mode) {
+      state.metadata = mode === 'merge' ? { ...state.metadata, ...metadata } : { ...metadata };
+      state.metadataWrites.push({ mode, metadata });
     },
-    batchSave: async ([model, batch]) => records.save(String(model), list(batch)),
-    batchUpdate: async ([model, batch]) => records.update(String(model), list(batch)),
-    batchDelete: async ([model, ids]) => records.delete(String(model), list<string>(ids)),
-    getCheckpoint: async () => (state.mode === 'incremental' ? structuredClone(state.checkpoint) : null),
-    saveCheckpoint: async ([checkpoint]) => {
+    getCheckpoint: async () => structuredClone(state.checkpoint),
+    async saveCheckpoint(checkpoint) {
       state.checkpoint = asObject(checkpoint, 'checkpoint');
       state.checkpointSaved = true;
-      return null;
     },
   };
-  return async (method, args) => {
-    const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
-    if (!handler) throw new Error(`unknown service call ${method}`);
-    return handler(args);
-  };
+}
+
+/**
+ * The service calls of a script run locally, through the gateway's own dispatcher: proxied calls
+ * go to the gateway, reads come from it, and every write (records, metadata, checkpoints) is
+ * collected instead of stored.
+ */
+export function createDryRunCalls(deps: DryRunCallDeps): ScriptCall {
+  const host = { proxyRequest: (request: HostProxyRequest) => proxyRequest(deps, request), records: deps.records };
+  const sync: SyncRunScope | undefined = deps.models && deps.state.mode
+    ? { models: deps.models, mode: deps.state.mode, counts: {} }
+    : undefined;
+  // A local run has no deadline of its own: the signal never fires.
+  const never = new AbortController().signal;
+  const scope = { environment: deps.environment, providerConfigKey: deps.providerConfigKey, connectionId: deps.connectionId };
+  return createServiceCalls({ host, run: dryRunState(deps) }, scope, sync, never);
 }

@@ -1,4 +1,5 @@
 import type { ConnectionSummary } from '../../client/index.js';
+import { fillTemplate } from '../../providers/protocol/index.js';
 import type { RunContext } from '../../scripts/local.js';
 import { CliError, exitCodes } from '../exit.js';
 import { onGateway, type GatewayTarget } from '../gateway.js';
@@ -31,8 +32,11 @@ export async function loadDryRunTarget(target: GatewayTarget, integration: strin
   }
   const defaults = (provider.connection_config_defaults ?? {}) as Record<string, string>;
   // The same base URL a gateway run uses: next-page links must stay under it.
-  const baseUrl = provider.proxy.base_url.replace(/\$\{connection_config\.([a-zA-Z0-9_]+)\}/g, (_whole, name: string) =>
-    connection.connection_config[name] ?? defaults[name] ?? '');
+  const filled = fillTemplate(provider.proxy.base_url, (name) => connection.connection_config[name] ?? defaults[name]);
+  if (!filled.ok) {
+    throw new CliError(exitCodes.failed, filled.problem === 'missing' ? 'missing_connection_config' : 'invalid_connection_config', `Connection "${connectionId}" has ${filled.problem === 'missing' ? 'no' : 'an unsafe'} connection_config.${filled.name}, which the provider's API address needs.`);
+  }
+  const baseUrl = filled.value;
   return {
     connection,
     context: {

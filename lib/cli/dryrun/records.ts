@@ -1,4 +1,5 @@
 import type { PorticoClient } from '../../client/index.js';
+import type { HostRecords } from '../../scripts/local.js';
 
 type Data = Record<string, unknown>;
 interface Known {
@@ -29,11 +30,12 @@ function canonical(value: unknown): string {
 const idsPerRead = 100;
 
 /**
- * Counts what a run's batches would change, as the gateway would count them (added: new or
- * coming back from deleted; updated: content changed; unchanged otherwise), by reading the
- * connection's stored records through GET /records, and writing nothing.
+ * The records side of the dry run's host: counts what a run's batches would change, as the
+ * gateway would count them (added: new or coming back from deleted; updated: content changed;
+ * unchanged otherwise), by reading the connection's stored records through GET /records, and
+ * writing nothing.
  */
-export function createRecordTracker(client: PorticoClient, where: { providerConfigKey: string; connectionId: string }) {
+export function createRecordTracker(client: PorticoClient, where: { providerConfigKey: string; connectionId: string }): HostRecords & { changes(models: readonly string[]): Record<string, ModelChanges> } {
   const overlay = new Map<string, Map<string, Known>>();
   const changes = new Map<string, Omit<ModelChanges, 'records'>>();
   const latest = new Map<string, Map<string, Data>>();
@@ -69,7 +71,8 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
   };
 
   return {
-    async save(model: string, records: Data[]) {
+    async batchSave({ model }, batch) {
+      const records = batch as Data[];
       const before = await current(model, records.map((r) => String(r.id)));
       const c = changesOf(model);
       const result = { added: 0, updated: 0, deleted: 0 };
@@ -86,7 +89,8 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
       c.updated += result.updated;
       return result;
     },
-    async update(model: string, partials: Data[]) {
+    async batchUpdate({ model }, batch) {
+      const partials = batch as Data[];
       const before = await current(model, partials.map((r) => String(r.id)));
       const c = changesOf(model);
       let updated = 0;
@@ -103,7 +107,7 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
       c.updated += updated;
       return { added: 0, updated, deleted: 0 };
     },
-    async delete(model: string, ids: string[]) {
+    async batchDelete({ model }, ids) {
       const before = await current(model, ids);
       const c = changesOf(model);
       let deleted = 0;
@@ -120,7 +124,7 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
       return { added: 0, updated: 0, deleted };
     },
     /** A full run's deletion detection: stored records this run did not save would be marked deleted. */
-    async detectDeletes(model: string): Promise<number> {
+    async deleteNotSeenSince({ model }) {
       const c = changesOf(model);
       const touched = seen.get(model) ?? new Set<string>();
       const gone = new Set(c.deletedIds);
@@ -139,12 +143,13 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
         cursor = page.next_cursor;
       }
       c.deleted += count;
-      return count;
+      return { deleted: count };
     },
-    changes(models: readonly string[]): Record<string, ModelChanges> {
+    // Nothing is written, so nothing is announced.
+    latestCursorSince: async () => null,
+    changes(models) {
       return Object.fromEntries(models.map((m) => [m, { ...changesOf(m), records: [...latestOf(m).values()] }]));
     },
   };
 }
 
-export type RecordTracker = ReturnType<typeof createRecordTracker>;

@@ -61,7 +61,8 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
   const state: DryRunState = {
     metadata: { ...target.connection.metadata }, metadataWrites: [], checkpoint: options.checkpoint, checkpointSaved: false, mode, proxyCalls: 0,
   };
-  const call = createDryRunCalls({ client, ...where, records, fixtures: options.fixtures, state });
+  const models = manifest.type === 'sync' ? Object.keys(manifest.models ?? {}) : undefined;
+  const call = createDryRunCalls({ client, environment: target.context.environment, ...where, records, fixtures: options.fixtures, state, models });
   const logs: DryRunLog[] = [];
   const log = (level: LogLevel, message: string) => {
     const entry = { level, message, at: new Date().toISOString() };
@@ -75,13 +76,14 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
       : { type: 'on-event', context: target.context };
 
   const started = performance.now();
+  const startedAt = new Date();
   let error: DryRunError | null = null;
   let value: unknown;
   try {
     value = await executeScriptTask(options.script, task, call, log);
     // A full run marks deleted what it did not save (unless the sync opts out): counted, not done.
     if (mode === 'full' && manifest.detectDeletes !== false) {
-      for (const model of Object.keys(manifest.models ?? {})) await records.detectDeletes(model);
+      for (const model of models ?? []) await records.deleteNotSeenSince({ environment: target.context.environment, ...where, model }, startedAt);
     }
   } catch (thrown) {
     const s = serializeError(thrown);

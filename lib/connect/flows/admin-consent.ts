@@ -9,10 +9,9 @@ import type { Flow } from '../flow-store.js';
 import { authorizationUrl, oauthClientOf, parseUrl, scopesFor } from '../oauth-client.js';
 import { createPkcePair } from '../pkce.js';
 import type { StartBase } from '../plan.js';
-import { providerRefusal, tokenFailure } from '../provider-answer.js';
+import { grantToken, providerRefusal } from '../provider-answer.js';
 import { loadTarget, queryValue } from '../request.js';
 import { oauth2CredentialsFrom } from '../token-credentials.js';
-import { requestToken } from '../token-request.js';
 import { tenantFromIdToken } from './id-token.js';
 
 /**
@@ -71,9 +70,8 @@ async function provenTenant(deps: FlowDeps, ctx: Context, flow: Flow): Promise<s
   const client = oauthClientOf(integration);
   const grant: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: deps.callbackUrl };
   if (flow.code_verifier) grant.code_verifier = deps.cipher.open<string>(flow.code_verifier);
-  const outcome = await requestToken(deps.fetch, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), client, grant);
-  if (!outcome.ok) throw tokenFailure(outcome, deps.callbackUrl);
-  return tenantFromIdToken(deps.keySets, provider, outcome.body.id_token, client.client_id, flow.oidc_nonce);
+  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), client, grant);
+  return tenantFromIdToken(deps.keySets, provider, answer.id_token, client.client_id, flow.oidc_nonce);
 }
 
 /** Back at the callback: the proven tenant, then its first app-only token (proving consent and secret), then the connection. */
@@ -89,8 +87,7 @@ export async function finishAdminConsent(deps: FlowDeps, ctx: Context, flow: Flo
     grant_type: 'client_credentials',
   };
   if (scopes.length > 0) grant.scope = scopes.join(provider.scope_separator ?? ' ');
-  const outcome = await requestToken(deps.fetch, provider, fillTemplate(provider.token_url ?? '', config), oauthClientOf(integration), grant);
-  if (!outcome.ok) throw tokenFailure(outcome, deps.callbackUrl);
-  const { access_token: token, expires_at } = oauth2CredentialsFrom(outcome.body);
+  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', config), oauthClientOf(integration), grant);
+  const { access_token: token, expires_at } = oauth2CredentialsFrom(answer);
   await completeConnection(deps, ctx, flow, { type: 'OAUTH2_CC', token, ...(expires_at ? { expires_at } : {}) }, config);
 }

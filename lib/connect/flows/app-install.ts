@@ -8,10 +8,9 @@ import type { FlowDeps } from '../deps.js';
 import type { Flow } from '../flow-store.js';
 import { parseUrl } from '../oauth-client.js';
 import type { StartBase } from '../plan.js';
-import { providerRefusal, tokenFailure } from '../provider-answer.js';
+import { grantToken, providerRefusal } from '../provider-answer.js';
 import { loadTarget, queryValue } from '../request.js';
 import { oauth2CredentialsFrom } from '../token-credentials.js';
-import { requestToken } from '../token-request.js';
 import { appUserAuthorizationUrl, asksForUserAuthorization, verifyAppInstallation, verifyUserInstallation, type AppCredentials } from './app-api.js';
 
 /**
@@ -95,11 +94,10 @@ export async function finishAppUser(deps: FlowDeps, ctx: Context, flow: Flow): P
   if (!asksForUserAuthorization(provider, app)) {
     throw new GatewayError('invalid_provider_config', `Integration "${integration.unique_key}" has no client_id and client_secret for user authorization.`);
   }
-  const outcome = await requestToken(deps.fetch, provider, provider.user_authorization?.token_url ?? '',
+  const answer = await grantToken(deps, provider, provider.user_authorization?.token_url ?? '',
     { client_id: app.client_id, client_secret: app.client_secret },
     { grant_type: 'authorization_code', code, redirect_uri: deps.callbackUrl });
-  if (!outcome.ok) throw tokenFailure(outcome, deps.callbackUrl);
-  const user = oauth2CredentialsFrom(outcome.body);
+  const user = oauth2CredentialsFrom(answer);
   await verifyUserInstallation(deps.fetch, provider, flow.connection_config, user.access_token, installationId);
   await completeConnection(deps, ctx, { ...flow, kind: 'app_user' }, {
     type: 'APP',

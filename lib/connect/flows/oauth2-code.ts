@@ -8,10 +8,9 @@ import { completeConnection } from '../complete.js';
 import { fillTemplate } from '../connection-config.js';
 import type { FlowDeps } from '../deps.js';
 import type { Flow } from '../flow-store.js';
-import { providerRefusal, tokenFailure } from '../provider-answer.js';
+import { grantToken, providerRefusal } from '../provider-answer.js';
 import { loadTarget, queryValue } from '../request.js';
 import { configFromTokenResponse, oauth2CredentialsFrom } from '../token-credentials.js';
-import { requestToken } from '../token-request.js';
 
 const filledParams = (params: Record<string, string> | undefined, config: Record<string, string>) =>
   Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, fillTemplate(v, config)]));
@@ -39,9 +38,8 @@ export async function finishOAuth(deps: FlowDeps, ctx: Context, flow: Flow): Pro
     redirect_uri: deps.callbackUrl,
   };
   if (flow.code_verifier) grant.code_verifier = deps.cipher.open<string>(flow.code_verifier);
-  const outcome = await requestToken(deps.fetch, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), oauthClientOf(integration), grant);
-  if (!outcome.ok) throw tokenFailure(outcome, deps.callbackUrl);
-  const credentials = oauth2CredentialsFrom(outcome.body);
-  const config = { ...flow.connection_config, ...configFromTokenResponse(provider, outcome.body) };
+  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), oauthClientOf(integration), grant);
+  const credentials = oauth2CredentialsFrom(answer);
+  const config = { ...flow.connection_config, ...configFromTokenResponse(provider, answer) };
   await completeConnection(deps, ctx, flow, credentials, config);
 }

@@ -5,6 +5,7 @@ import { uniqueKey } from '../../integrations/schema.js';
 import { isHexColour } from '../pages/colour.js';
 import type { Branding } from '../pages/look.js';
 import { locales } from '../pages/text/index.js';
+import { isSafeConfigValue, safeConfigValueRule } from '../../providers/protocol/index.js';
 
 /** An http(s) origin such as `https://app.example.com` (no path): where results are posted. */
 export const originSchema = z.string().max(2048).refine((value) => {
@@ -44,8 +45,8 @@ export const createSessionSchema = z.object({
   allowed_integrations: z.array(uniqueKey).min(1).max(100).optional(),
   /** Per integration: connection config the customer fixes (e.g. a Microsoft tenant). */
   integrations_config_defaults: z.record(uniqueKey, z.object({
-    // The values fill provider URLs: unreserved URL characters only, so they cannot add a path, query or port.
-    connection_config: connectionConfigSchema.pipe(z.record(z.string(), z.string().regex(/^[A-Za-z0-9._~-]{1,255}$/, 'may hold only letters, digits, ".", "_", "~" and "-"'))),
+    // The values fill provider URLs: the same rules as every other filler (lib/providers/protocol).
+    connection_config: connectionConfigSchema.pipe(z.record(z.string(), z.string().refine(isSafeConfigValue, `may hold only ${safeConfigValueRule}`))),
   }).strict()).optional(),
   /** The origins of the pages that open the connect link; results are posted to them only, never to one a link names. */
   allowed_origins: z.array(originSchema).min(1).max(20).optional(),

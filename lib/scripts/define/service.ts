@@ -1,3 +1,4 @@
+import type { PaginationStyle } from '../../providers/protocol/index.js';
 import type { LogLevel } from '../../http/logger.js';
 
 /** One call to the provider through the gateway's proxy: credentials attached, retries available. */
@@ -19,11 +20,8 @@ export interface ProxyResponse<T = unknown> {
   data: T;
 }
 
-/** Overrides the catalog's pagination for one `paginate` call. */
-export type PaginateConfig =
-  | { type: 'cursor'; cursor_path_in_response: string; cursor_name_in_request: string; response_path?: string; limit_name_in_request?: string; cursor_in?: 'query' | 'body'; limit?: number }
-  | { type: 'link'; link_rel_in_response_header?: string; link_path_in_response_body?: string; response_path?: string; limit_name_in_request?: string; limit?: number }
-  | { type: 'offset'; offset_name_in_request: string; response_path?: string; limit_name_in_request?: string; offset_calculation_method?: 'item' | 'page'; offset_start_value?: number; limit?: number };
+/** Overrides the catalog's pagination for one `paginate` call: a style, with an optional page size. */
+export type PaginateConfig = PaginationStyle & { limit?: number };
 
 /** The connection a run works for, as `getConnection()` returns it. */
 export interface ScriptConnection {

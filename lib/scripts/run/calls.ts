@@ -1,14 +1,8 @@
-import type { ConnectionService } from '../../connections/index.js';
+import type { ConnectionScope, ConnectionService } from '../../connections/index.js';
 import type { ScriptConnection } from '../define/service.js';
 import type { ScriptHost } from '../host.js';
 import type { ModelCounts, SyncStateStore, SyncTarget } from '../state/sync-state.js';
-import { toHostRequest } from './proxy-call.js';
-
-export interface CallScope {
-  environment: string;
-  providerConfigKey: string;
-  connectionId: string;
-}
+import { createServiceCalls, type RunState } from './service-calls.js';
 
 /** What only a sync's calls need. */
 export interface SyncCallScope {
@@ -25,77 +19,30 @@ export interface CallDeps {
   connections: ConnectionService;
 }
 
-type Handler = (args: unknown[]) => Promise<unknown>;
-
-/**
- * The gateway's side of the script service: each method the script process may call, doing the
- * real work (proxy, records, metadata) for this run's connection and environment only: no
- * argument names a connection or an environment. `ended` aborts when the run ends or times out:
- * later calls are refused and proxied calls in flight are cancelled.
- */
-export function createCallHandler(deps: CallDeps, scope: CallScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
+/** A run's state in the gateway: the connection in the connection store, the checkpoint in the sync's state. */
+function gatewayRunState(connections: ConnectionService, scope: ConnectionScope, sync: SyncCallScope | undefined): RunState {
   const { environment: env, providerConfigKey: pck, connectionId: cid } = scope;
-  const records = (model: unknown) => {
-    if (!sync || typeof model !== 'string' || !sync.models.includes(model)) throw new Error(`not a model of this sync: ${String(model)}`);
-    sync.counts[model] ??= { added: 0, updated: 0, deleted: 0 };
-    return { target: { environment: env, providerConfigKey: pck, connectionId: cid, model }, counts: sync.counts[model] };
-  };
-  const list = <T>(value: unknown) => {
-    if (!Array.isArray(value)) throw new Error('records must be an array');
-    return value as T[];
-  };
-
-  const handlers: Record<string, Handler> = {
-    proxy: async ([config]) => deps.host.proxyRequest({ ...toHostRequest({ environment: env, providerConfigKey: pck, connectionId: cid }, config), signal: ended }),
-    getConnection: async (): Promise<ScriptConnection> => {
-      const c = await deps.connections.require(env, pck, cid);
+  return {
+    async getConnection(): Promise<ScriptConnection> {
+      const c = await connections.require(env, pck, cid);
       return {
         connection_id: c.connection_id, provider_config_key: c.provider_config_key, provider: c.provider,
         credentials: c.credentials as ScriptConnection['credentials'], connection_config: c.connection_config,
         metadata: c.metadata, end_user: c.end_user,
       };
     },
-    getMetadata: async () => (await deps.connections.require(env, pck, cid)).metadata,
-    setMetadata: async ([metadata, mode]) => {
-      if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw new Error('metadata must be an object');
-      await deps.connections.setMetadata(env, pck, [cid], metadata as Record<string, unknown>, mode === 'merge' ? 'merge' : 'replace');
-      return null;
+    getMetadata: async () => (await connections.require(env, pck, cid)).metadata,
+    async setMetadata(metadata, mode) {
+      await connections.setMetadata(env, pck, [cid], metadata, mode);
     },
-    batchSave: async ([model, batch]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.save(target, list(batch));
-      counts.added += result.added;
-      counts.updated += result.updated;
-      return { added: result.added, updated: result.updated, deleted: 0 };
-    },
-    batchUpdate: async ([model, batch]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.update(target, list(batch));
-      counts.updated += result.updated;
-      return { added: 0, updated: result.updated, deleted: 0 };
-    },
-    batchDelete: async ([model, ids]) => {
-      const { target, counts } = records(model);
-      const result = await deps.host.records.delete(target, list<string>(ids));
-      counts.deleted += result.deleted;
-      return { added: 0, updated: 0, deleted: result.deleted };
-    },
-    getCheckpoint: async () => {
-      if (!sync) throw new Error('checkpoints belong to syncs');
-      // A full run starts from nothing, whatever earlier runs saved.
-      return sync.mode === 'full' ? null : (await sync.states.get(sync.target)).checkpoint;
-    },
-    saveCheckpoint: async ([checkpoint]) => {
-      if (!sync) throw new Error('checkpoints belong to syncs');
-      await sync.states.update(sync.target, (state) => ({ ...state, checkpoint: checkpoint as Record<string, unknown> }));
-      return null;
+    getCheckpoint: async () => (sync ? (await sync.states.get(sync.target)).checkpoint : null),
+    async saveCheckpoint(checkpoint) {
+      if (sync) await sync.states.update(sync.target, (state) => ({ ...state, checkpoint }));
     },
   };
+}
 
-  return async (method: string, args: unknown[]): Promise<unknown> => {
-    if (ended.aborted) throw new Error(`${method}: the run has ended`);
-    const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
-    if (!handler) throw new Error(`unknown service call ${method}`);
-    return handler(args);
-  };
+/** The gateway's side of the script service: the one dispatcher over the gateway's host and stores. */
+export function createCallHandler(deps: CallDeps, scope: ConnectionScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
+  return createServiceCalls({ host: deps.host, run: gatewayRunState(deps.connections, scope, sync) }, scope, sync, ended);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LogLevel } from '../../http/logger.js';
 import { runThreshold } from '../logs/levels.js';
 import { createRunLog, type RunLog } from '../logs/run-log.js';
-import type { RecordsTarget } from '../host.js';
+import type { StreamRef } from '../../records/index.js';
 import type { ModelCounts, RunInfo, SyncTarget } from '../state/sync-state.js';
 import { scriptRan } from '../diagnostics.js';
 import { createCallHandler } from './calls.js';
@@ -64,7 +64,7 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
     }, { onCall, onLog: log.write }, deps.limits.syncTimeoutMs);
     ended.abort(new Error('the run has ended'));
 
-    const target = (model: string): RecordsTarget => ({ environment: env, providerConfigKey: pck, connectionId: cid, model });
+    const target = (model: string): StreamRef => ({ environment: env, providerConfigKey: pck, connectionId: cid, model });
     let error: RunInfo['error'] = outcome.ok ? null : failureOf(outcome);
     if (!error && mode === 'full' && manifest.detectDeletes !== false) {
       try {
@@ -101,7 +101,7 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
 
 /** Tells the customer which models have new records, from the position announced last time. */
 async function announceRecords(
-  deps: RunnerDeps, request: SyncRunRequest, counts: ModelCounts, started: Date, log: RunLog, target: (model: string) => RecordsTarget,
+  deps: RunnerDeps, request: SyncRunRequest, counts: ModelCounts, started: Date, log: RunLog, target: (model: string) => StreamRef,
 ): Promise<Record<string, string | null>> {
   const state = await deps.states.get(request);
   const announced: Record<string, string | null> = {};

@@ -1,3 +1,4 @@
+import type { ConnectionScope } from '../../connections/index.js';
 import type { Storage } from '../../storage/index.js';
 
 export type ModelCounts = Record<string, { added: number; updated: number; deleted: number }>;
@@ -28,10 +29,8 @@ export interface SyncState {
   announced_cursors: Record<string, string | null>;
 }
 
-export interface SyncTarget {
-  environment: string;
-  providerConfigKey: string;
-  connectionId: string;
+/** Which sync: one script of one connection. */
+export interface SyncTarget extends ConnectionScope {
   sync: string;
 }
 
