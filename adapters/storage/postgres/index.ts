@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { WorkQueue } from '../../../lib/queue/index.js';
 import type { Storage } from '../../../lib/storage/index.js';
+import { deserialize } from '../deserialize.js';
 import { createPostgresCoordinator } from './coordinator.js';
 import { postgresInventory } from './inventory.js';
 import { createSweeper, KeyvPostgresStore } from './keyv-store.js';
@@ -34,7 +35,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       if (!keyv) {
         const store = new KeyvPostgresStore(db, namespace, sweep);
         // throwOnErrors: a database failure must reach the caller, not become a silent `undefined`.
-        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
+        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, deserialize });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;
