@@ -13,7 +13,7 @@ const notFromConnectLink = () => new GatewayError('wrong_redirect',
 
 /** Where providers send the end user back: `/oauth/callback` (spec 5.1.1) and the app setup URL (spec 2.5). */
 export function createCallbackRoutes(deps: FlowDeps): RouteSpec[] {
-  const routes = defineRoutes({ auth: 'public', tag: 'connect', answers: 'page' });
+  const routes = defineRoutes({ auth: 'public', tag: 'connect', answers: 'page', errors: [400, 401, 403, 404, 409] });
 
   routes.get('/oauth/callback', {
     summary: 'OAuth redirect URI (spec 5.1.1): verifies state, exchanges the code, stores the connection; answers the HTML result page',

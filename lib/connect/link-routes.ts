@@ -45,7 +45,7 @@ const sessionGone = (expired: boolean) => new GatewayError('invalid_connect_sess
 
 /** The public routes the end user's browser opens: the connect link, its integrations, the form. */
 export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
-  const routes = defineRoutes({ auth: 'public', tag: 'connect', answers: 'page' });
+  const routes = defineRoutes({ auth: 'public', tag: 'connect', answers: 'page', errors: [400, 401, 403, 404, 409] });
 
   // The connect link: straight to the only integration, or a list to choose from.
   routes.get('/oauth/connect', {
@@ -97,6 +97,9 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
     await carryOut(deps, ctx, base, plan);
   }));
 
-  routes.post('/oauth/connect/:integration', { summary: 'The API key / basic credentials / connection settings form (application/x-www-form-urlencoded); answers an HTML page' }, pageRoute(deps, (ctx, scope) => submitForm(deps, ctx, scope)));
+  routes.post('/oauth/connect/:integration', {
+    summary: 'The API key / basic credentials / connection settings form (application/x-www-form-urlencoded); answers an HTML page',
+    errors: [400, 401, 403, 404, 409, 413, 415],
+  }, pageRoute(deps, (ctx, scope) => submitForm(deps, ctx, scope)));
   return routes.specs;
 }

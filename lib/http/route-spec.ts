@@ -78,7 +78,7 @@ type Add = (path: string, meta: RouteMeta, handler: RouteSpec['handler']) => voi
  * The tiny builder: `routes.get(path, { summary }, handler)` reads like a router, and collects
  * specs with the feature's default auth and tag (`routes.specs`, in declaration order).
  */
-export function defineRoutes(defaults: Pick<RouteSpec, 'auth' | 'tag' | 'answers'>) {
+export function defineRoutes(defaults: Pick<RouteSpec, 'auth' | 'tag'> & Pick<Partial<RouteSpec>, 'answers' | 'errors'>) {
   const specs: RouteSpec[] = [];
   const adder = (method: RouteSpec['method']): Add => (path, meta, handler) => {
     specs.push({ ...defaults, ...meta, method, path, handler });
