@@ -1,4 +1,4 @@
-import type { AuthMode } from '../providers/schema.js';
+import type { AuthMode } from '../providers/index.js';
 import type { ConnectionCredentials } from './credentials.js';
 
 export interface EndUser {

@@ -4,7 +4,7 @@ import { readJson } from '../http/body.js';
 import { parseOrFail } from '../http/validate.js';
 import { param } from '../http/params.js';
 import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
-import { uniqueKey } from '../integrations/schema.js';
+import { uniqueKey } from '../integrations/index.js';
 import { listedConnection, publicConnection } from './connection.js';
 import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
 import type { ConnectionInput, ConnectionService } from './service.js';

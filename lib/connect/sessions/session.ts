@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/schema.js';
+import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/index.js';
 import type { EndUser } from '../../connections/index.js';
-import { uniqueKey } from '../../integrations/schema.js';
+import { uniqueKey } from '../../integrations/index.js';
 
 /** An http(s) origin such as `https://app.example.com` (no path): where results are posted. */
 export const originSchema = z.string().max(2048).refine((value) => {
