@@ -25,6 +25,8 @@ export interface RouteSpec {
   summary: string;
   /** The JSON request body's schema (its input side is documented). */
   body?: z.ZodType;
+  /** The success answer's schema, where one is written down (its output side is documented). */
+  response?: z.ZodType;
   /** Query parameters, name → description. */
   query?: Record<string, string>;
   /** Headers (beyond Authorization) the route requires. */

@@ -26,6 +26,11 @@ function errorResponse(spec: RouteSpec) {
   return { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
+function success(spec: RouteSpec) {
+  if (!spec.response) return { description: 'Success' };
+  return { description: 'Success', content: { 'application/json': { schema: z.toJSONSchema(spec.response, { io: 'output', unrepresentable: 'any' }) } } };
+}
+
 function describe(spec: RouteSpec) {
   const params = [...openApiPath(spec.path).matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   for (const header of spec.headers ?? []) params.push({ name: header, in: 'header', required: true, schema: { type: 'string' } });
@@ -37,7 +42,7 @@ function describe(spec: RouteSpec) {
     ...security[spec.auth],
     parameters: [...params, ...query],
     ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(spec.body, { io: 'input', unrepresentable: 'any' }) } } } } : {}),
-    responses: { [String(spec.success ?? 200)]: { description: 'Success' }, ...errors },
+    responses: { [String(spec.success ?? 200)]: success(spec), ...errors },
   };
 }
 

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
+import { livenessSchema, readinessSchema } from '../../lib/health/schema.js';
 import { startGateway } from '../helpers/gateway.js';
 
 const validate = async (document: unknown) => new Validator().validate(structuredClone(document) as Parameters<Validator['validate']>[0]);
@@ -13,6 +14,11 @@ t.test('the served document is a valid OpenAPI 3.1 document, every optional rout
   t.equal(result.valid, true);
   t.ok(res.json.paths['/metrics']?.get, 'the metrics route is documented when served');
   t.same(res.json.paths['/metrics'].get.security, [{ metricsToken: [] }], 'with its own token');
+  const ready = res.json.paths['/health/ready'].get.responses['200'].content['application/json'].schema;
+  t.same(ready.required, ['status', 'checks'], 'a success body, where its schema is written down');
+  // …and the routes answer what it says.
+  t.ok(livenessSchema.safeParse((await gw.call('GET', '/health', { key: null })).json).success, 'GET /health matches');
+  t.ok(readinessSchema.safeParse((await gw.call('GET', '/health/ready', { key: null })).json).success, 'GET /health/ready matches');
   t.same(res.json.paths['/scripts/deploy'].post.security, [{ secretKey: [] }, { deployKey: [] }], 'deploys take either key');
 });
 
