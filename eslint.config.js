@@ -16,7 +16,10 @@ const extraDoors = new Set(['lib/scripts/local.ts']);
  * Tests may reach inside (they test the parts); lib, adapters, bench and examples may not.
  */
 const featureDoors = {
-  meta: { type: 'problem', messages: { door: 'Import {{feature}} through its door {{feature}}/index.ts, not {{target}}.' } },
+  meta: {
+    type: 'problem',
+    messages: { door: 'Import {{feature}} through its door {{feature}}/index.ts, not {{target}}.' },
+  },
   create(context) {
     const from = relative(root, context.filename);
     const check = (node) => {
@@ -30,7 +33,12 @@ const featureDoors = {
       if (target === `${feature}/index.ts` || target === feature || extraDoors.has(target)) return;
       context.report({ node: node.source, messageId: 'door', data: { feature, target } });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -43,9 +51,16 @@ export default tseslint.config(
     rules: {
       'portico/feature-doors': 'error',
       // The house way to drop fields (`{ environment: _env, ...rest }`) and to leave an argument unused.
-      '@typescript-eslint/no-unused-vars': ['error', {
-        argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true,
-      }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          caughtErrors: 'none',
+          ignoreRestSiblings: true,
+        },
+      ],
       // A `let` a closure reads before its one assignment (a server handle set after listen) stays a `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
@@ -54,8 +69,14 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], rules: { 'no-undef': 'off' } },
   // Tests and benchmarks test and measure the parts of a feature, not only its door; test doubles
   // and parsed JSON answers are typed `any` on purpose.
-  { files: ['test/**', 'bench/**'], rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+  },
   // Rewritten on the provider-protocol/records branch of issue 21 (not to be touched here): the
   // merger removes this block once that branch's versions are in.
-  { files: ['lib/cli/dryrun/**', 'lib/connect/connection-config.ts'], rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-unused-vars': 'off' } },
+  {
+    files: ['lib/cli/dryrun/**', 'lib/connect/connection-config.ts'],
+    rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-unused-vars': 'off' },
+  },
 );

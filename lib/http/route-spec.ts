@@ -73,20 +73,30 @@ export function toRouter(specs: readonly RouteSpec[]): Router<GatewayState> {
 /** `/connections/:connectionId` → `/connections/{connectionId}`, `{*rest}` → `{rest}`. */
 export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}').replace(/\{\*(\w+)\}/g, '{$1}');
 
-type RouteMeta = Omit<RouteSpec, 'method' | 'path' | 'handler' | 'auth' | 'tag'> & Partial<Pick<RouteSpec, 'auth' | 'tag'>>;
+type RouteMeta = Omit<RouteSpec, 'method' | 'path' | 'handler' | 'auth' | 'tag'> &
+  Partial<Pick<RouteSpec, 'auth' | 'tag'>>;
 type Add = (path: string, meta: RouteMeta, handler: RouteSpec['handler']) => void;
 
 /**
  * The tiny builder: `routes.get(path, { summary }, handler)` reads like a router, and collects
  * specs with the feature's default auth and tag (`routes.specs`, in declaration order).
  */
-export function defineRoutes(defaults: Pick<RouteSpec, 'auth' | 'tag'> & Pick<Partial<RouteSpec>, 'answers' | 'errors'>) {
+export function defineRoutes(
+  defaults: Pick<RouteSpec, 'auth' | 'tag'> & Pick<Partial<RouteSpec>, 'answers' | 'errors'>,
+) {
   const specs: RouteSpec[] = [];
-  const adder = (method: RouteSpec['method']): Add => (path, meta, handler) => {
-    specs.push({ ...defaults, ...meta, method, path, handler });
-  };
+  const adder =
+    (method: RouteSpec['method']): Add =>
+    (path, meta, handler) => {
+      specs.push({ ...defaults, ...meta, method, path, handler });
+    };
   return {
     specs,
-    get: adder('GET'), post: adder('POST'), put: adder('PUT'), patch: adder('PATCH'), delete: adder('DELETE'), all: adder('ALL'),
+    get: adder('GET'),
+    post: adder('POST'),
+    put: adder('PUT'),
+    patch: adder('PATCH'),
+    delete: adder('DELETE'),
+    all: adder('ALL'),
   };
 }

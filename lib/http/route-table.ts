@@ -15,7 +15,10 @@ export interface RouteInfo {
  */
 export function routeTable(groups: readonly (readonly RouteSpec[])[]) {
   const routers = (keep: (spec: RouteSpec) => boolean): Router<GatewayState>[] =>
-    groups.map((group) => group.filter(keep)).filter((group) => group.length > 0).map(toRouter);
+    groups
+      .map((group) => group.filter(keep))
+      .filter((group) => group.length > 0)
+      .map(toRouter);
   const describe = (specs: readonly RouteSpec[], auth: RouteInfo['auth']): RouteInfo[] =>
     specs.flatMap((spec) => methodsOf(spec).map((method) => ({ method, path: spec.path, auth })));
   return {
@@ -24,7 +27,13 @@ export function routeTable(groups: readonly (readonly RouteSpec[])[]) {
     /** Every method and path served, public ones first (HEAD comes with GET and is not listed). */
     routes: (): RouteInfo[] => {
       const all = groups.flat();
-      return [...describe(all.filter(isPublic), 'public'), ...describe(all.filter((s) => !isPublic(s)), 'secret_key')];
+      return [
+        ...describe(all.filter(isPublic), 'public'),
+        ...describe(
+          all.filter((s) => !isPublic(s)),
+          'secret_key',
+        ),
+      ];
     },
   };
 }
