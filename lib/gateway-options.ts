@@ -49,6 +49,8 @@ export interface GatewayOptions {
   webhooks?: WebhookOptions;
   /** How long a connect session token can start an authorization. Default 30 minutes. */
   connectSessionTtlMs?: number;
+  /** The connect pages' default app name and accent (`#rgb`/`#rrggbb`); a session's `branding` overrides each field. */
+  connectBranding?: { app_name?: string; accent_color?: string };
   /** Hooks run after a connection is authorized, by the catalog's `post_connection_script` name. */
   postConnectionHooks?: Record<string, PostConnectionHook>;
   /** Proxy timeouts, retry delays, pagination caps and keep-alive settings (see lib/proxy/options.ts). */

@@ -129,6 +129,7 @@ export async function createGateway(options: GatewayOptions) {
   // resolve through their registry first, then the built-in hooks.
   const connect = createConnect({
     storage, baseUrl, catalog, integrations, connections, events, logger, cipher, sessionTtlMs: options.connectSessionTtlMs,
+    branding: options.connectBranding,
     hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
     fetch: (input, init) => globalThis.fetch(input, init),
   });

@@ -4,8 +4,8 @@ import type { EndUser } from '../connections/index.js';
 import { GatewayError } from '../errors.js';
 import type { FlowDeps } from './deps.js';
 import { operationOf, type Flow } from './flow-store.js';
-import { endUserMessage } from './pages/end-user-message.js';
-import { sendResultPage } from './pages/result-page.js';
+import { lookFor, type LookParts } from './look.js';
+import { sendFailurePage } from './pages/result-page.js';
 
 /** Who is trying to connect what: known once the session or the state has been read. */
 export interface Attempt {
@@ -28,6 +28,9 @@ export interface PageScope {
   reportPerCode?: boolean;
   /** A replay or a stranger's request: logged, never reported to the customer again. */
   quiet?: boolean;
+  /** The session's branding and language, once read. */
+  branding?: LookParts['branding'];
+  locale?: LookParts['locale'];
 }
 
 export const attemptOf = (flow: Flow): Attempt => ({
@@ -78,12 +81,11 @@ export async function notifyFailure(deps: FlowDeps, ctx: Context, scope: PageSco
 /** The failure as the customer (event) and the end user (page, message to the opener) see it. */
 export async function reportFailure(deps: FlowDeps, ctx: Context, scope: PageScope, error: GatewayError): Promise<void> {
   await notifyFailure(deps, ctx, scope, error);
-  sendResultPage(ctx, {
-    source: 'portico-connect',
-    ok: false,
-    error: { code: error.code, message: endUserMessage(error) },
-    ...(scope.attempt ? { provider_config_key: scope.attempt.provider_config_key } : {}),
+  const { attempt } = scope;
+  const look = lookFor(deps, ctx, {
+    branding: scope.branding, locale: scope.locale, provider: attempt?.provider, endUser: attempt?.end_user, providerConfigKey: attempt?.provider_config_key,
   }, scope.quiet ? null : scope.origin);
+  sendFailurePage(ctx, look, error);
 }
 
 /** A route's context: Koa's, plus the router's path parameters. */

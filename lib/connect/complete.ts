@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { Connection, ConnectionCredentials } from '../connections/index.js';
 import type { FlowDeps } from './deps.js';
 import { operationOf, type Flow } from './flow-store.js';
-import { sendResultPage } from './pages/result-page.js';
+import { sendSuccessPage } from './pages/result-page.js';
+import { lookFor } from './look.js';
 
 const hookTimeoutMs = 15_000;
 
@@ -21,7 +22,10 @@ export async function completeConnection(deps: FlowDeps, ctx: Context, flow: Flo
     connection_config: connectionConfig,
   }, operationOf(flow));
   await runPostConnectionHook(deps, connection);
-  sendResultPage(ctx, { source: 'portico-connect', ok: true, provider_config_key: connection.provider_config_key, connection_id: connection.connection_id }, flow.origin);
+  const look = lookFor(deps, ctx, {
+    branding: flow.branding, locale: flow.locale, provider: flow.provider, endUser: flow.end_user, providerConfigKey: flow.provider_config_key,
+  }, flow.origin);
+  sendSuccessPage(ctx, look, { provider_config_key: connection.provider_config_key, connection_id: connection.connection_id });
 }
 
 /** A hook failing (or missing) is logged; the connection is already stored and stays. */

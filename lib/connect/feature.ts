@@ -11,6 +11,7 @@ import type { FlowDeps } from './deps.js';
 import { createFlowStore } from './flow-store.js';
 import { createKeySets } from './flows/id-token.js';
 import { createConnectRoutes } from './link-routes.js';
+import type { Branding } from './pages/look.js';
 import type { HookRegistry } from './post-connection.js';
 import { createConnectSessionRoutes } from './sessions/session-routes.js';
 import { createConnectSessionStore } from './sessions/session-store.js';
@@ -30,6 +31,8 @@ export interface ConnectDeps {
   /** Outgoing calls to providers (token endpoints, key sets, verification endpoints). */
   fetch: typeof fetch;
   sessionTtlMs?: number | undefined;
+  /** The connect pages' default brand (a session's `branding` overrides each field). */
+  branding?: Branding | undefined;
 }
 
 export interface Connect {
@@ -47,6 +50,8 @@ export function createConnect(deps: ConnectDeps): Connect {
   const { catalog, integrations, connections, events, logger, cipher, hooks, fetch } = deps;
   const flowDeps: FlowDeps = {
     catalog, integrations, connections, events, logger, cipher, hooks, fetch,
+    baseUrl: deps.baseUrl,
+    defaultBranding: deps.branding ?? null,
     callbackUrl: `${deps.baseUrl}/oauth/callback`,
     setupUrl: `${deps.baseUrl}/oauth/app-setup`,
     connectUrl,

@@ -1,4 +1,5 @@
 import type { EndUser } from '../connections/index.js';
+import type { Branding } from './pages/look.js';
 import { createOneTimeStore, type OneTimeStore } from './sessions/one-time-store.js';
 import type { Storage } from '../storage/index.js';
 
@@ -29,6 +30,9 @@ export interface Flow {
   /** Admin consent proven by ID token: the OpenID `nonce` the token must carry. */
   oidc_nonce: string | null;
   connection_config: Record<string, string>;
+  /** The connect session's branding and language, for the pages after the provider (absent on older flows). */
+  branding?: Branding | null;
+  locale?: string | null;
   /** PKCE verifier, sealed with the gateway cipher. */
   code_verifier: string | null;
   /** `app_user`: the installation the user authorizes for. */

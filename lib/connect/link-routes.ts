@@ -6,6 +6,8 @@ import { param } from '../http/params.js';
 import type { Provider } from '../providers/index.js';
 import { pageRoute, type Attempt, type PageScope } from './attempt.js';
 import { sendChooserPage } from './pages/chooser-page.js';
+import { logoUrlFor } from './pages/look.js';
+import { lookFor } from './look.js';
 import { mergeConnectionConfig } from './connection-config.js';
 import type { FlowDeps } from './deps.js';
 import { submitForm } from './flows/credentials-form.js';
@@ -23,6 +25,8 @@ async function openSession(deps: FlowDeps, ctx: Context, scope: PageScope): Prom
   scope.origin = originFor(peeked.value.allowed_origins ?? [], queryValue(ctx, 'origin'));
   scope.flowToken = token;
   scope.reportPerCode = true;
+  scope.branding = peeked.value.branding;
+  scope.locale = peeked.value.locale;
   // A link opened again after it was used: logged, not reported again, no message to any page.
   if (peeked.used) scope.quiet = true;
   return { token, session: peeked.value, expired: peeked.expired, used: peeked.used };
@@ -39,9 +43,10 @@ function pinnedTenant(session: ConnectSession, key: string): string | null {
   return session.tenant ?? (isConcreteTenant(configured) ? configured : null);
 }
 
-const sessionGone = (expired: boolean) => new GatewayError('invalid_connect_session', expired
-  ? 'This connect link expired. Ask the application for a new one.'
-  : 'This connect link was already used; each link starts one authorization. Ask the application for a new one.');
+// `details.link` picks the end user's page (expired or used); the message is the customer's.
+const sessionGone = (expired: boolean) => (expired
+  ? new GatewayError('invalid_connect_session', 'This connect link expired. Ask the application for a new one.', { link: 'expired' })
+  : new GatewayError('invalid_connect_session', 'This connect link was already used; each link starts one authorization. Ask the application for a new one.', { link: 'used' }));
 
 /** The public routes the end user's browser opens: the connect link, its integrations, the form. */
 export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
@@ -66,7 +71,12 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
       ctx.redirect(`${deps.connectUrl}/${encodeURIComponent(only.unique_key)}?${query}`);
       return;
     }
-    sendChooserPage(ctx, deps.connectUrl, integrations.map((i) => ({ key: i.unique_key, name: i.display_name })), query);
+    const look = lookFor(deps, ctx, { branding: session.branding, locale: session.locale, endUser: session.end_user }, scope.origin);
+    sendChooserPage(ctx, look, integrations.map((i) => ({
+      href: `${deps.connectUrl}/${encodeURIComponent(i.unique_key)}?${query}`,
+      name: i.display_name,
+      logoUrl: logoUrlFor(deps.baseUrl, i.provider),
+    })));
   }));
 
   routes.get('/oauth/connect/:integration', {
@@ -87,6 +97,7 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
     const base: StartBase = {
       environment: env, integration, provider, end_user: session.end_user, connection_id: session.connection_id, origin: scope.origin,
       pinned_tenant: pinnedTenant(session, key),
+      branding: session.branding ?? null, locale: session.locale ?? null,
       connection_config: mergeConnectionConfig(provider, { ...session.integrations_config_defaults[key], ...(session.tenant && provider.connection_configuration?.includes('tenant') ? { tenant: session.tenant } : {}) }, typedConfig(Object.entries(ctx.query))),
     };
     // Everything checkable is checked before the session is spent.

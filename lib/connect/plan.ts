@@ -12,6 +12,8 @@ import { missingConfig, picksHost } from './connection-config.js';
 import type { FlowDeps } from './deps.js';
 import type { Flow } from './flow-store.js';
 import { sendFormPage, type FormField } from './pages/form-page.js';
+import type { Branding } from './pages/look.js';
+import { lookFor } from './look.js';
 
 /** What is known when an end user starts connecting one integration. */
 export interface StartBase {
@@ -24,6 +26,9 @@ export interface StartBase {
   /** Admin consent: the tenant the customer's backend pinned on the session. */
   pinned_tenant: string | null;
   connection_config: Record<string, string>;
+  /** The connect session's branding and language (the pages after the provider show them too). */
+  branding: Branding | null;
+  locale: string | null;
 }
 
 export type Plan =
@@ -31,8 +36,8 @@ export type Plan =
   | { step: 'oauth' | 'admin_consent' | 'app_install' };
 
 const credentialFields: Record<string, FormField[]> = {
-  API_KEY: [{ name: 'apiKey', label: 'API key', secret: true }],
-  BASIC: [{ name: 'username', label: 'Username', secret: false }, { name: 'password', label: 'Password', secret: true }],
+  API_KEY: [{ name: 'apiKey', secret: true }],
+  BASIC: [{ name: 'username', secret: false }, { name: 'password', secret: true }],
 };
 
 /**
@@ -62,7 +67,7 @@ export function planStart(base: StartBase): Plan {
   if (onlyCustomer) {
     throw new GatewayError('missing_connection_config', `connection_config.${onlyCustomer} decides which host receives the credentials: the application must set it in the connect session (integrations_config_defaults).`);
   }
-  const configFields = missing.map((name): FormField => ({ name: `connection_config.${name}`, label: name, secret: false }));
+  const configFields = missing.map((name): FormField => ({ name: `connection_config.${name}`, secret: false }));
   if (credentials) return { step: 'form', fields: [...configFields, ...credentials] };
   return configFields.length > 0 || !step ? { step: 'form', fields: configFields } : { step };
 }
@@ -79,6 +84,8 @@ const flowOf = (base: StartBase): Omit<Flow, 'browser' | 'kind'> => ({
   installation_id: null,
   pinned_tenant: base.pinned_tenant,
   oidc_nonce: null,
+  branding: base.branding,
+  locale: base.locale,
 });
 
 /** Where the end user goes next for a redirecting step; the flow is stored first, bound to this browser. */
@@ -92,7 +99,7 @@ export function redirectTarget(deps: FlowDeps, ctx: Context, base: StartBase, st
 export async function carryOut(deps: FlowDeps, ctx: Context, base: StartBase, plan: Plan): Promise<void> {
   if (plan.step === 'form') {
     const state = await issueBoundFlow(deps, ctx, { ...flowOf(base), kind: 'form' });
-    sendFormPage(ctx, { action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`, providerName: base.provider.display_name, state, fields: plan.fields });
+    sendFormPage(ctx, lookOfBase(deps, ctx, base), { action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`, state, fields: plan.fields });
     return;
   }
   const target = await redirectTarget(deps, ctx, base, plan.step);
@@ -100,3 +107,8 @@ export async function carryOut(deps: FlowDeps, ctx: Context, base: StartBase, pl
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.redirect(target);
 }
+
+/** The pages' presentation for an attempt that has started. */
+export const lookOfBase = (deps: FlowDeps, ctx: Context, base: StartBase) => lookFor(deps, ctx, {
+  branding: base.branding, locale: base.locale, provider: base.provider.name, endUser: base.end_user, providerConfigKey: base.integration.unique_key,
+}, base.origin);

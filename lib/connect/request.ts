@@ -56,6 +56,8 @@ export async function claimFlow(deps: FlowDeps, ctx: Context, state: string | un
   const peeked = await deps.flows.peek(state);
   if (!peeked) throw new GatewayError('invalid_state', `The state of this authorization is unknown or too old. ${startAgain}`);
   scope.attempt = attemptOf(peeked.value);
+  scope.branding = peeked.value.branding;
+  scope.locale = peeked.value.locale;
   scope.flowToken = state;
   if (peeked.used) {
     scope.quiet = true;

@@ -3,7 +3,7 @@ const brand = Symbol.for('portico.ConnectError');
 /**
  * Why `connect()` did not produce a connection. `code` is stable: the gateway's error codes
  * (`authorization_denied`, `state_expired`, `token_exchange_failed`, …) or the SDK's own
- * (`popup_blocked`, `window_closed`, `aborted`).
+ * (`popup_blocked`, `window_closed`, `aborted`), or `cancelled` when the end user pressed Cancel on a connect page.
  */
 export class ConnectError extends Error {
   readonly code: string;

@@ -146,6 +146,8 @@ export const providerSchema = z.object({
   proxy: proxySchema,
   /** The provider's documentation page this entry was checked against (required in the built-in catalog). */
   docs: url.optional(),
+  /** The provider's page that tells an end user where to find an API key (the connect form links it; `docs` otherwise). */
+  help_url: url.optional(),
   /** Free-form notes shown to the customer (e.g. admin consent requirements). */
   notes: z.string().optional(),
 }).strict().transform((p) => ({ ...p, display_name: p.display_name ?? p.name, categories: p.categories ?? ['other'] })).superRefine((p, ctx) => {

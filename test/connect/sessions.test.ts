@@ -84,10 +84,10 @@ t.test('refusals before the session is spent: not allowed, not configured, no en
   t.equal(resultOf(notAllowed.text).message.error.code, 'integration_not_allowed');
   const unset = await open('gh-unset');
   t.equal(unset.status, 424);
-  t.match(resultOf(unset.text).message.error, { code: 'integration_credentials_missing', message: /not available right now/ });
+  t.match(resultOf(unset.text).message.error, { code: 'integration_credentials_missing', message: /isn't available right now/ });
   t.notMatch(unset.text, 'PATCH', 'the end user never reads a configuration hint meant for developers');
   const cc = await open('auth0');
-  t.match(resultOf(cc.text).message.error, { code: 'unsupported_auth_mode', message: /not available right now/ });
+  t.match(resultOf(cc.text).message.error, { code: 'unsupported_auth_mode', message: /isn't available right now/ });
   t.same(failures(gw).map((e) => e.code), ['integration_not_allowed', 'integration_credentials_missing', 'unsupported_auth_mode'], 'each reported to the customer');
   t.match(failures(gw)[1].message, /PATCH \/integrations\/gh-unset/, 'the detail goes to the customer');
   t.match(failures(gw)[2].message, /POST \/connections/);
@@ -139,7 +139,7 @@ t.test('an expired session is refused and reported', async (t) => {
   await sessions.set(key, { ...(await sessions.get(key)), expires_at: Date.now() - 1 });
   const res = await browse(connect_link);
   t.equal(res.status, 401);
-  t.match(resultOf(res.text).message.error, { code: 'invalid_connect_session', message: /expired/ });
+  t.match(resultOf(res.text).message.error, { code: 'invalid_connect_session', message: /valid for a short time/ });
   t.match(failures(gw).at(-1), { code: 'invalid_connect_session', provider_config_key: 'key', end_user: { id: 'eu-1' } });
   const unknown = await browse(`${gw.base}/oauth/connect?connect_session_token=cst_forged`);
   t.equal(resultOf(unknown.text).message.error.code, 'invalid_connect_session');

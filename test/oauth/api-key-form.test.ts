@@ -58,13 +58,16 @@ t.test('API key: the form, a refused key (retry allowed), a verified key stored'
   t.match(page.text, /<input id="f0" name="apiKey" type="password"/);
   const csp = page.headers.get('content-security-policy') ?? '';
   t.match(csp, `form-action ${new URL(gw.base).origin}`, 'the form may only post to the gateway');
-  t.match(csp, "script-src 'none'");
+  t.match(csp, /script-src 'sha256-[^' ]+';/, 'one script, allowed by its hash');
+  t.notMatch(csp, 'unsafe-inline');
   t.equal(page.headers.get('x-frame-options'), 'DENY');
   const state = formStateOf(page.text);
 
   const refused = await post(gw, 'key', { state, apiKey: 'bad-key' });
   t.equal(refused.status, 400);
-  t.match(refused.text, /refused these credentials \(HTTP 401\)/);
+  t.match(refused.text, /role="alert"><strong>Not connected yet<\/strong>Test local-key did not accept these details/);
+  t.notMatch(refused.text, /HTTP 401/, 'the provider\'s answer goes to the logs and the webhook, not the page');
+  t.match(failures(gw).at(-1)?.message, /HTTP 401/);
   t.equal(formStateOf(refused.text), state, 'the same form token may be used again');
   t.match(failures(gw).at(-1), { code: 'invalid_credentials', operation: 'connect', provider_config_key: 'key' });
   t.equal(api.received.at(-1)?.headers['x-api-key'], 'bad-key', 'verified at the catalog\'s verification endpoint, placed like the proxy places it');
@@ -86,11 +89,13 @@ t.test('basic credentials with a connection setting typed by the end user', asyn
   const { gw, api } = await start(t);
   const page = await browse(await link(gw, 'basic'));
   t.match(page.text, /name="connection_config.account" type="text"/);
-  t.match(page.text, /name="username" type="text"[^>]*>.*name="password" type="password"/);
+  t.match(page.text, /name="username" type="text"[^>]*>[^]*name="password" type="password"/);
   const state = formStateOf(page.text);
   const bad = await post(gw, 'basic', { state, 'connection_config.account': '../admin', username: 'ada', password: 'pa55' });
   t.equal(bad.status, 400);
-  t.match(bad.text, /connection_config.account may hold only/);
+  t.match(bad.text, /One of the values is not valid/);
+  t.match(bad.text, /name="connection_config.account" [^>]*aria-invalid="true" aria-describedby="form-error"/, 'the field in error is marked for screen readers');
+  t.notMatch(bad.text, /name="username" [^>]*aria-invalid/);
   const ok = await post(gw, 'basic', { state, 'connection_config.account': 'acme', username: 'ada', password: 'pa55' });
   const { message } = resultOf(ok.text);
   t.equal(message.ok, true, ok.text);
@@ -114,9 +119,13 @@ t.test('OAuth settings the consent URL needs: asked on a form, never a host the 
 
   // Okta's domain is the whole host of the token URL: only the customer may set it.
   const picked = await browse(`${await link(gw, 'okta')}&connection_config.domain=attacker.example`);
-  t.match(resultOf(picked.text).message.error, { code: 'invalid_connection_config', message: /only the application can set it/ });
+  t.match(resultOf(picked.text).message.error, { code: 'invalid_connection_config', message: /isn't available right now. Please contact the application/ });
+  t.notMatch(picked.text, /only the application|connection_config\.domain/, 'no developer hint reaches the end user');
+  t.match(failures(gw).at(-1), { code: 'invalid_connection_config', message: /only the application can set it/ });
   const missing = await browse(await link(gw, 'okta'));
-  t.match(resultOf(missing.text).message.error, { code: 'missing_connection_config', message: /application must set it in the connect session/ });
+  t.match(resultOf(missing.text).message.error, { code: 'missing_connection_config', message: /isn't available right now/ });
+  t.notMatch(missing.text, /integrations_config_defaults|must set it/);
+  t.match(failures(gw).at(-1), { code: 'missing_connection_config', message: /application must set it in the connect session/ });
   const bySession = await browse(await link(gw, 'okta', { integrations_config_defaults: { okta: { connection_config: { domain: 'acme.okta.com' } } } }), { stopBefore: (u) => !u.href.startsWith(gw.base) });
   t.match(bySession.stoppedAt, /^https:\/\/acme\.okta\.com\/oauth2\/v1\/authorize\?/);
 });
@@ -125,6 +134,14 @@ t.test('values reflected in pages are escaped', async (t) => {
   const { gw } = await start(t);
   const res = await browse(`${await link(gw, 'key')}&connection_config.%3Cscript%3Ealert(1)%3C%2Fscript%3E=x`);
   t.equal(res.status, 400);
-  t.notMatch(res.text, '<script>alert(1)', 'no markup from the request reaches the page');
-  t.match(res.text, '&#60;script&#62;alert(1)');
+  t.notMatch(res.text, 'alert(1)', 'the request\'s value does not reach the page at all');
+  // What the customer's backend names (app, end user) is escaped wherever it is shown.
+  const named = await browse(await link(gw, 'key', {
+    branding: { app_name: '<img src=x onerror=alert(1)>' },
+    end_user: { id: 'eu-3', display_name: '"><script>alert(2)</script>' },
+  }));
+  t.equal(named.status, 200);
+  t.notMatch(named.text, /<img src=x|<script>alert/);
+  t.match(named.text, '&#60;img src=x onerror=alert(1)&#62; will use these details');
+  t.match(named.text, 'Connecting for &#34;&#62;&#60;script&#62;alert(2)&#60;/script&#62;');
 });

@@ -69,7 +69,7 @@ t.test('without the app\'s client credentials and without the opt-out, an app in
   const landed = await browse(await connectLink(gw, 'app-bare'));
   t.equal(landed.status, 424);
   t.notOk(landed.hops.some((h) => h.location?.startsWith(host.appLink)), 'the end user is not sent to the installation page');
-  t.match(resultOf(landed.text).message.error, { code: 'integration_credentials_missing', message: /not available/ });
+  t.match(resultOf(landed.text).message.error, { code: 'integration_credentials_missing', message: /isn't available right now/ });
   t.match(failures(gw).at(-1)?.message, /client_id and client_secret.*insecure_trust_setup_url_installation_id/, 'the customer learns what to set');
   t.same((await gw.call('GET', '/connections')).json.data, []);
 });

@@ -126,7 +126,9 @@ t.test('admin consent for a tenant the customer pinned: the administrator grants
 
   fake.control.decision = 'decline';
   const declined = await browse(await pinned());
-  t.match(resultOf(declined.text).message.error, { code: 'authorization_denied', message: /AADSTS65004/ });
+  t.match(resultOf(declined.text).message.error, { code: 'authorization_denied', message: /was not granted/ });
+  t.notMatch(declined.text, /AADSTS65004/, 'the provider\'s words go to the customer only');
+  t.match(gw.events.filter((e) => e.type === 'connection.auth_attempt_failed').at(-1), { code: 'authorization_denied', message: /AADSTS65004/ });
 
   // The client secret expired: the failure says so; a new secret on the integration fixes it.
   fake.control.decision = 'grant';

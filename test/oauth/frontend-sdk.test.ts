@@ -91,6 +91,26 @@ t.test('the frontend SDK opens the connect link in a popup and resolves or rejec
   const keyedConnection = await gw.call('GET', `/connections/${keyedResult.split(' ').at(-1)}?provider_config_key=keyed`);
   t.same(keyedConnection.json.data.credentials, { type: 'API_KEY', apiKey: 'sk_typed_by_the_end_user' });
 
+  // Cancel in the popup: the opener is told `cancelled` and the popup closes; nothing is stored.
+  const cancelPopupOpened = page.waitForEvent('popup');
+  await clickConnect(page, 'keyed');
+  const cancelling = await cancelPopupOpened;
+  await cancelling.waitForSelector('#portico-cancel');
+  const cancelClosed = cancelling.waitForEvent('close', { timeout: 10_000 });
+  await cancelling.click('#portico-cancel');
+  t.match(await resultText(page), /^error: cancelled: The end user cancelled the connection\.$/);
+  await cancelClosed;
+  t.ok(cancelling.isClosed(), 'the popup closed');
+
+  // Cancel on the chooser (the link allows every integration): the same message, before any choice.
+  const chooserOpened = page.waitForEvent('popup');
+  await page.evaluate(() => document.getElementById('integration')?.removeAttribute('required'));
+  await clickConnect(page, '');
+  const chooser = await chooserOpened;
+  await chooser.waitForSelector('.choice');
+  await chooser.click('#portico-cancel');
+  t.match(await resultText(page), /^error: cancelled: /);
+
   // The end user closes the popup: the promise rejects instead of hanging.
   const closedPopupOpened = page.waitForEvent('popup');
   await clickConnect(page, 'keyed');

@@ -69,7 +69,8 @@ t.test('authorize → callback → connection (client_secret_post, PKCE S256), u
   const again = await browse(s.connect_link);
   t.equal(again.status, 401);
   t.equal(resultOf(again.text).message.error.code, 'invalid_connect_session');
-  t.match(resultOf(again.text).message.error.message, /already used/);
+  t.match(resultOf(again.text).message.error.message, /Each connect link works once/);
+  t.match(again.text, /<h1 id="portico-title">This link was already used<\/h1>/);
   t.equal(resultOf(again.text).origin, null, 'a replay answers a plain page: no message to any window');
   t.same(failures(gw), [], 'a replayed link is logged, not reported');
   t.equal((await gw.call('GET', '/connections')).json.data.length, 1);
@@ -105,7 +106,8 @@ t.test('denied consent is reported to the end user and the customer', async (t) 
   const { message, origin } = resultOf(landed.text);
   t.equal(origin, appOrigin);
   t.match(message, { ok: false, provider_config_key: 'oidc', error: { code: 'authorization_denied' } });
-  t.match(message.error.message, /access_denied.*declined/);
+  t.match(message.error.message, /was not granted, so nothing was connected/);
+  t.notMatch(landed.text, /access_denied|declined/, 'the provider\'s words go to the customer, not the page');
   t.match(failures(gw).at(-1), { code: 'authorization_denied', provider_error: { error: 'access_denied' } });
   t.same((await gw.call('GET', '/connections')).json.data, []);
 });

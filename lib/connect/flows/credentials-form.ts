@@ -10,7 +10,8 @@ import { sendFormPage } from '../pages/form-page.js';
 import { claimFlow, loadTarget, typedConfig } from '../request.js';
 import { forgetBrowser } from '../browser-binding.js';
 import { sendContinuePage } from '../pages/continue-page.js';
-import { planStart, redirectTarget, type StartBase } from '../plan.js';
+import { lookOfBase, planStart, redirectTarget, type StartBase } from '../plan.js';
+import { formErrorText } from '../pages/end-user-message.js';
 import { verifyCredentials } from './verify-credentials.js';
 
 /** Mistakes the end user can correct on the same form (the form token is handed back). */
@@ -43,7 +44,9 @@ export async function submitForm(deps: FlowDeps, ctx: PageContext, scope: PageSc
   const base: StartBase = {
     environment: flow.environment, integration, provider, end_user: flow.end_user,
     connection_id: flow.connection_id, origin: flow.origin, pinned_tenant: flow.pinned_tenant, connection_config: flow.connection_config,
+    branding: flow.branding ?? null, locale: flow.locale ?? null,
   };
+  const look = lookOfBase(deps, ctx, base);
   try {
     const config = mergeConnectionConfig(provider, flow.connection_config, typedConfig(Object.entries(form)));
     const missing = missingConfig(provider, config);
@@ -60,7 +63,7 @@ export async function submitForm(deps: FlowDeps, ctx: PageContext, scope: PageSc
     if (plan.step === 'form') throw new GatewayError('missing_connection_config', 'Fill in every field.');
     await claim.finish();
     forgetBrowser(deps, ctx, form.state as string);
-    sendContinuePage(ctx, provider.display_name, await redirectTarget(deps, ctx, { ...base, connection_config: config }, plan.step));
+    sendContinuePage(ctx, look, await redirectTarget(deps, ctx, { ...base, connection_config: config }, plan.step));
   } catch (err) {
     if (!GatewayError.is(err) || !correctable.has(err.code)) {
       await claim.finish();
@@ -70,12 +73,14 @@ export async function submitForm(deps: FlowDeps, ctx: PageContext, scope: PageSc
     await claim.release();
     await notifyFailure(deps, ctx, scope, err);
     const plan = planStart(base);
-    sendFormPage(ctx, {
+    const field = typeof err.details?.field === 'string' ? err.details.field : undefined;
+    sendFormPage(ctx, look, {
       action: `${deps.connectUrl}/${encodeURIComponent(integration.unique_key)}`,
-      providerName: provider.display_name,
       state: form.state as string,
       fields: plan.step === 'form' ? plan.fields : [],
-      error: err.message,
+      // The end user reads the table's sentence; the provider's answer went to the logs and the webhook.
+      error: formErrorText(look.text, err.code, provider.display_name),
+      invalidField: field,
       status: err.status,
     });
   }

@@ -1,27 +1,60 @@
 import type { GatewayError } from '../../errors.js';
+import type { FailureKind, FormErrorKind, Messages } from './text/index.js';
 
-// Failures the end user cannot act on: how the customer configured the integration, or what
-// went wrong between the gateway and the provider. The end user reads a neutral sentence; the
-// detail goes to the logs and the customer's `auth` webhook.
-const neutral = 'This connection is not available right now. The application\'s team has been told; please try again later.';
-const byCode: Record<string, string> = {
-  integration_credentials_missing: neutral,
-  invalid_provider_config: neutral,
-  invalid_scopes: neutral,
-  unsupported_auth_mode: neutral,
-  unknown_provider: neutral,
-  unknown_integration: neutral,
-  wrong_redirect: 'This sign-in did not come back the way it started. Start again from the application.',
-  token_exchange_failed: 'The provider did not complete the authorization. Start again from the application.',
-  installation_not_verified: 'This installation could not be confirmed as one you can access. Start again from the application.',
-  tenant_not_proven: 'The organization you consented for could not be confirmed. Start again from the application.',
-  browser_mismatch: 'This authorization was started in another browser or window. Start again from the application.',
-  state_replayed: 'This authorization was already used. Start again from the application.',
-  invalid_state: 'This authorization is unknown or too old. Start again from the application.',
-  server_error: 'Something went wrong on our side; nothing was stored. Please try again.',
+// Failures as the end user reads them. Codes the end user cannot act on (how the customer
+// configured the integration or the session, the redirect URI registered at the provider)
+// all read "not available, contact the app"; the detail goes to the logs and the `auth`
+// webhook. A code missing here reads as a server failure, never as its developer message.
+const kindByCode: Record<string, FailureKind> = {
+  integration_credentials_missing: 'unavailable',
+  invalid_provider_config: 'unavailable',
+  invalid_scopes: 'unavailable',
+  unsupported_auth_mode: 'unavailable',
+  unknown_provider: 'unavailable',
+  unknown_integration: 'unavailable',
+  integration_not_allowed: 'unavailable',
+  missing_connection_config: 'unavailable',
+  invalid_connection_config: 'unavailable',
+  wrong_redirect: 'unavailable',
+  invalid_state: 'attempt_expired',
+  state_expired: 'attempt_expired',
+  state_replayed: 'attempt_used',
+  browser_mismatch: 'other_browser',
+  authorization_denied: 'denied',
+  installation_pending: 'pending',
+  authorization_failed: 'provider_failed',
+  token_exchange_failed: 'provider_failed',
+  upstream_unreachable: 'provider_failed',
+  upstream_error: 'provider_failed',
+  upstream_timeout: 'provider_failed',
+  installation_not_verified: 'not_verified',
+  tenant_not_proven: 'org_not_proven',
 };
 
-/** What the end user's page says for a failure: never a configuration hint meant for developers. */
-export function endUserMessage(error: Pick<GatewayError, 'code' | 'message'>): string {
-  return byCode[error.code] ?? error.message;
+/** Which failure page an error gets. */
+export function failureKindOf(error: Pick<GatewayError, 'code' | 'details'>): FailureKind {
+  if (error.code === 'invalid_connect_session') {
+    const link = error.details?.link;
+    return link === 'expired' ? 'link_expired' : link === 'used' ? 'link_used' : 'link_invalid';
+  }
+  return kindByCode[error.code] ?? 'server';
+}
+
+/** The failure as the end user reads it (also what the opener receives as the message). */
+export function endUserFailure(text: Messages, error: Pick<GatewayError, 'code' | 'details'>, provider: string, app: string): { title: string; body: string } {
+  const entry = text.failure[failureKindOf(error)];
+  return { title: entry.title, body: entry.body(provider, app) };
+}
+
+const formKindByCode: Record<string, FormErrorKind> = {
+  invalid_credentials: 'refused',
+  upstream_unreachable: 'unreachable',
+  invalid_body: 'missing',
+  missing_connection_config: 'missing',
+  invalid_connection_config: 'invalid_setting',
+};
+
+/** What a refused form says above its fields. */
+export function formErrorText(text: Messages, code: string, provider: string): string {
+  return text.formError[formKindByCode[code] ?? 'refused'](provider);
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -15,48 +14,33 @@ export function jsonForScript(value: unknown): string {
 
 export const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-const style = 'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}' +
-  'h1{font-size:1.4rem}.error{color:#b42318}label{display:block;margin:.8rem 0 .2rem}' +
-  'input{width:100%;padding:.45rem;font:inherit;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1.2rem;font:inherit}' +
-  'code{background:#f2f4f7;padding:0 .2rem}li{margin:.4rem 0}';
-const styleHash = hashOf(style);
+const markup = Symbol.for('portico.Html');
 
-export interface PageOptions {
-  title: string;
-  /** Already-escaped HTML. */
-  body: string;
-  status: number;
-  /** Inline scripts that run on the page (allowed by hash, nothing else is). */
-  scripts?: string[];
-  /** Where the page's forms may submit (and be redirected); none by default. */
-  formAction?: string[];
-  /** Already-escaped extra elements for the head (a refresh). */
-  head?: string;
+/** Markup built by `html`: the only thing that is inserted into a page unescaped. */
+export interface Html {
+  readonly [markup]: string;
 }
+
+const isHtml = (value: unknown): value is Html => typeof value === 'object' && value !== null && markup in value;
+
+const piece = (value: unknown): string => {
+  if (value === null || value === undefined || value === false) return '';
+  if (isHtml(value)) return value[markup];
+  if (Array.isArray(value)) return value.map(piece).join('');
+  return escapeHtml(String(value));
+};
 
 /**
- * Answers a small self-contained page: no external resource, scripts allowed by hash only,
- * no framing, nothing cached (the pages carry one-time tokens).
+ * The pages' one template helper: every interpolated value is escaped unless it is itself
+ * `html` output; arrays are joined; `null`, `undefined` and `false` render nothing.
  */
-export function sendPage(ctx: Context, page: PageOptions): void {
-  const scripts = page.scripts ?? [];
-  const csp = [
-    "default-src 'none'",
-    `style-src ${styleHash}`,
-    `script-src ${scripts.length > 0 ? scripts.map(hashOf).join(' ') : "'none'"}`,
-    `form-action ${page.formAction?.length ? page.formAction.join(' ') : "'none'"}`,
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-  ctx.status = page.status;
-  ctx.set('Content-Security-Policy', csp);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width,initial-scale=1">' +
-    `<title>${escapeHtml(page.title)}</title>${page.head ?? ''}<style>${style}</style></head><body><main>${page.body}</main>` +
-    scripts.map((s) => `<script>${s}</script>`).join('') + '</body></html>';
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => { out += piece(value) + (strings[i + 1] ?? ''); });
+  return { [markup]: out };
 }
+
+/** Trusted constant markup (inline icons): never pass anything derived from input. */
+export const trusted = (text: string): Html => ({ [markup]: text });
+
+export const render = (value: Html): string => value[markup];

@@ -1,30 +1,49 @@
 import type { Context } from 'koa';
-import { errorStatus, type ErrorCode } from '../../errors.js';
-import { escapeHtml, jsonForScript, sendPage } from './html.js';
+import { errorStatus, type ErrorCode, type GatewayError } from '../../errors.js';
+import { trusted } from './html.js';
+import { sendPage } from './layout.js';
+import type { Look } from './look.js';
+import { endUserFailure } from './end-user-message.js';
 
 /** What the page hands to the window that opened the connect link (the frontend SDK). */
 export type ConnectResult =
   | { source: 'portico-connect'; ok: true; provider_config_key: string; connection_id: string }
   | { source: 'portico-connect'; ok: false; error: { code: string; message: string }; provider_config_key?: string };
 
-// Posts only to the origin fixed for this attempt (session or link), never to "*"; without an
-// opener (a plain tab, or an opener severed by the provider's COOP) the page is the result.
-const script = "(function(){var d=JSON.parse(document.getElementById('portico-result').textContent);" +
-  "if(window.opener&&d.origin){try{window.opener.postMessage(d.message,d.origin);}catch(e){}" +
-  "document.getElementById('portico-hint').textContent='This window will close.';" +
-  "setTimeout(function(){window.close();},400);}})();";
+const okIcon = trusted('<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#e7f6ec"/><path d="M17 29l7 7 15-16" fill="none" stroke="#137333" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>');
+const failIcon = trusted('<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#fef3f2"/><path d="M28 16v15" stroke="#b42318" stroke-width="4" stroke-linecap="round"/><circle cx="28" cy="39" r="2.6" fill="#b42318"/></svg>');
 
-export function sendResultPage(ctx: Context, result: ConnectResult, origin: string | null): void {
-  const heading = result.ok ? 'Connected' : 'Connection failed';
-  const detail = result.ok
-    ? `<p>The connection <code>${escapeHtml(result.connection_id)}</code> to <code>${escapeHtml(result.provider_config_key)}</code> is ready.</p>`
-    : `<p class="error">${escapeHtml(result.error.message)}</p><p>Code: <code>${escapeHtml(result.error.code)}</code></p>`;
-  const status = result.ok ? 200 : (errorStatus[result.error.code as ErrorCode] ?? 400);
-  sendPage(ctx, {
-    title: heading,
-    status,
-    body: `<h1>${heading}</h1>${detail}<p id="portico-hint">You can close this window.</p>` +
-      `<script type="application/json" id="portico-result">${jsonForScript({ origin, message: result })}</script>`,
-    scripts: [script],
+/**
+ * The connection is stored: the page names the provider by its display name and the app, and
+ * hands the ids to the opener only (never shown).
+ */
+export function sendSuccessPage(ctx: Context, look: Look, connection: { provider_config_key: string; connection_id: string }): void {
+  const provider = look.provider?.displayName ?? look.text.theService;
+  sendPage(ctx, look, {
+    status: 200,
+    title: look.text.success.title,
+    lead: look.text.success.body(provider, look.appName),
+    icon: okIcon,
+    result: { source: 'portico-connect', ok: true, ...connection } satisfies ConnectResult,
+    close: true,
+    note: look.text.canClose,
+  });
+}
+
+/** A failed attempt as the end user sees it; the opener gets the code and the same sentence. */
+export function sendFailurePage(ctx: Context, look: Look, error: Pick<GatewayError, 'code' | 'details'>): void {
+  const { title, body } = endUserFailure(look.text, error, look.provider?.displayName ?? look.text.theService, look.appName);
+  const result: ConnectResult = {
+    source: 'portico-connect', ok: false, error: { code: error.code, message: body },
+    ...(look.providerConfigKey ? { provider_config_key: look.providerConfigKey } : {}),
+  };
+  sendPage(ctx, look, {
+    status: errorStatus[error.code as ErrorCode] ?? 400,
+    title,
+    lead: body,
+    icon: failIcon,
+    result,
+    close: true,
+    note: look.text.canClose,
   });
 }

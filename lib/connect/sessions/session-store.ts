@@ -26,6 +26,8 @@ export function createConnectSessionStore(storage: Storage, ttlMs = defaultSessi
         allowed_origins: [...new Set([...(input.allowed_origins ?? []), ...(input.origin ? [input.origin] : [])])],
         tenant: input.tenant ?? null,
         connection_id: input.connection_id ?? null,
+        branding: input.branding ?? null,
+        locale: input.locale ?? null,
         created_at: new Date(now).toISOString(),
         expires_at: new Date(now + ttlMs).toISOString(),
       };

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/index.js';
 import type { EndUser } from '../../connections/index.js';
 import { uniqueKey } from '../../integrations/index.js';
+import { isHexColour } from '../pages/colour.js';
+import type { Branding } from '../pages/look.js';
+import { locales } from '../pages/text/index.js';
 
 /** An http(s) origin such as `https://app.example.com` (no path): where results are posted. */
 export const originSchema = z.string().max(2048).refine((value) => {
@@ -27,6 +30,12 @@ const organizationSchema = z.object({
   display_name: z.string().max(255).optional(),
 }).strict();
 
+/** How the customer's app appears on the connect pages: its name and accent colour. */
+const brandingSchema = z.object({
+  app_name: z.string().trim().min(1).max(80).optional(),
+  accent_color: z.string().refine(isHexColour, 'must be a hex colour: #rgb or #rrggbb').optional(),
+}).strict();
+
 /** Body of `POST /connect/sessions`. */
 export const createSessionSchema = z.object({
   end_user: endUserSchema.omit({ organization: true }),
@@ -47,6 +56,9 @@ export const createSessionSchema = z.object({
    * domain. Without it the tenant must be proven by the provider's signed ID token.
    */
   tenant: tenantSchema.optional(),
+  branding: brandingSchema.optional(),
+  /** The connect pages' language (a shipped one; otherwise the browser's, else English). */
+  locale: z.string().refine((value) => Object.hasOwn(locales, value), `must be one of: ${Object.keys(locales).join(', ')}`).optional(),
   /** Re-authorize this existing connection instead of creating a new one (one integration only). */
   connection_id: connectionId.optional(),
 }).strict().superRefine((body, ctx) => {
@@ -67,6 +79,9 @@ export interface ConnectSession {
   allowed_origins: string[];
   tenant: string | null;
   connection_id: string | null;
+  /** Absent on sessions stored before the connect pages were branded. */
+  branding?: Branding | null;
+  locale?: string | null;
   created_at: string;
   expires_at: string;
 }

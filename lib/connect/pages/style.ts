@@ -1,0 +1,50 @@
+import type { Palette } from './colour.js';
+
+// One stylesheet for every page, allowed by hash. Greys are chosen for contrast on white:
+// body text #1d2430 (15:1), secondary #4a5261 (8:1), field borders #6b7280 (4.8:1).
+export const baseStyle = [
+  '*,*::before,*::after{box-sizing:border-box}',
+  'html{-webkit-text-size-adjust:100%}',
+  'body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:24px 16px;',
+  'background:#eef0f4;color:#1d2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}',
+  '.card{width:100%;max-width:420px;background:#fff;border-radius:16px;padding:32px;',
+  'box-shadow:0 1px 2px rgba(16,24,40,.06),0 12px 32px rgba(16,24,40,.10);border-top:4px solid var(--accent)}',
+  '.brand{display:flex;align-items:center;justify-content:center;gap:10px;margin-bottom:20px}',
+  '.tile{width:48px;height:48px;border-radius:12px;display:flex;align-items:center;justify-content:center;flex:none;',
+  'background:var(--accent);color:var(--on-accent);font-weight:700;font-size:1.4rem}',
+  '.logo{width:48px;height:48px;border-radius:12px;border:1px solid #e3e6eb;padding:8px;background:#fff;flex:none}',
+  '.dots{display:flex;gap:4px}.dots i{width:5px;height:5px;border-radius:50%;background:#9aa1ad}',
+  'h1{font-size:1.375rem;line-height:1.3;margin:0 0 8px;text-align:center;overflow-wrap:anywhere}',
+  'p{margin:0 0 12px;overflow-wrap:anywhere}.lead{text-align:center;color:#4a5261}',
+  '.who{text-align:center;font-size:.875rem;color:#4a5261;background:#f5f6f8;border-radius:12px;padding:4px 12px;margin:0 auto 20px;width:fit-content;max-width:100%}',
+  'a{color:var(--ink)}a:hover{text-decoration-thickness:2px}',
+  ':focus-visible{outline:3px solid var(--ink);outline-offset:2px}',
+  'label{display:block;font-weight:600;margin:16px 0 6px}',
+  'input{display:block;width:100%;min-height:44px;padding:10px 12px;font:inherit;color:inherit;border:1px solid #6b7280;border-radius:8px;background:#fff}',
+  'input:focus-visible{outline:3px solid var(--ink);outline-offset:1px;border-color:var(--ink)}',
+  'input[aria-invalid=true]{border-color:#b42318}',
+  '.help{display:inline-block;margin-top:12px;font-size:.9375rem}',
+  '.note{font-size:.8125rem;color:#4a5261;margin:12px 0 0}',
+  '.btn{display:flex;align-items:center;justify-content:center;gap:8px;width:100%;min-height:44px;margin-top:20px;padding:10px 16px;',
+  'font:inherit;font-weight:600;border-radius:8px;border:1px solid transparent;cursor:pointer;text-decoration:none;text-align:center}',
+  '.primary{background:var(--accent);color:var(--on-accent)}.primary:hover{filter:brightness(.93)}',
+  '.secondary{background:#fff;color:#1d2430;border-color:#c4c9d1;margin-top:10px}.secondary:hover{background:#f5f6f8}',
+  '.btn[disabled]{opacity:.6;cursor:default}',
+  '.busy::before{content:"";width:16px;height:16px;border-radius:50%;border:2px solid currentColor;border-right-color:transparent;animation:spin .8s linear infinite}',
+  '.spinner{width:36px;height:36px;margin:8px auto 16px;border-radius:50%;border:3px solid #d0d5dd;border-top-color:var(--ink);animation:spin .9s linear infinite}',
+  '@keyframes spin{to{transform:rotate(360deg)}}',
+  '@media (prefers-reduced-motion:reduce){.busy::before,.spinner{animation:none}}',
+  '.alert{border-radius:8px;padding:12px 14px;margin:0 0 8px;background:#fef3f2;color:#912018;border:1px solid #fecdca}',
+  '.alert strong{display:block}',
+  '.icon{display:block;width:56px;height:56px;margin:4px auto 16px}.brand .icon{width:32px;height:32px;margin:0}',
+  '.choices{list-style:none;margin:16px 0 0;padding:0;display:grid;gap:10px}',
+  '.choice{display:flex;align-items:center;gap:12px;min-height:56px;padding:10px 14px;border:1px solid #d0d5dd;border-radius:10px;color:#1d2430;text-decoration:none;font-weight:600}',
+  '.choice:hover{border-color:var(--ink);background:#f9fafb}',
+  '.choice img{width:32px;height:32px;flex:none}.choice span{flex:1;overflow-wrap:anywhere}.choice::after{content:"\\203A";font-size:1.5rem;color:#4a5261}',
+  '.status{text-align:center;font-size:.875rem;color:#4a5261;margin:16px 0 0}.status:empty{margin:0}',
+  '[hidden]{display:none!important}',
+  '@media (max-width:400px){body{padding:12px 8px;align-items:flex-start}.card{padding:24px 18px;border-radius:12px}}',
+].join('');
+
+/** The per-page accent, validated hex only (see colour.ts), as CSS variables. */
+export const accentStyle = (p: Palette) => `:root{--accent:${p.accent};--on-accent:${p.onAccent};--ink:${p.ink}}`;
