@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { createConnect, createHookRegistry, verifyCredentials } from './connect/index.js';
@@ -14,7 +13,8 @@ import type { GatewayOptions } from './gateway-options.js';
 import { createHealthRoutes, createReadiness, queueCheck, storeCheck } from './health/index.js';
 import { createLogger } from './http/logger.js';
 import { createEdge } from './http/edge.js';
-import type { GatewayState } from './http/state.js';
+import type { RouteSpec } from './http/route-spec.js';
+import { routeTable } from './http/route-table.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
 import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createProviderRoutes } from './providers/index.js';
@@ -26,14 +26,7 @@ import { createMetrics, createMetricsRoutes, createTracing } from './telemetry/i
 import { createWebhooks } from './webhooks/index.js';
 
 export type { GatewayOptions } from './gateway-options.js';
-
-const documentedMethods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-
-export interface RouteInfo {
-  method: string;
-  path: string;
-  auth: 'secret_key' | 'public';
-}
+export type { RouteInfo } from './http/route-table.js';
 
 /** Gateway return value: the stack to mount, the services behind it, and how to stop it. */
 export type Gateway = Awaited<ReturnType<typeof createGateway>>;
@@ -75,10 +68,10 @@ export async function createGateway(options: GatewayOptions) {
     webhookUrl: (env: string, key: string) => `${baseUrl}/webhook/${env}/${key}`,
   };
 
-  // Routes that answer without a secret key (provider redirects, provider webhooks, docs).
-  const publicRouters: Router<GatewayState>[] = [createOpenApiRoutes(baseUrl), createHealthRoutes(readiness), createLogoRoutes(catalog, createLogos(createBrandIcons()))];
-  // Routes behind `Authorization: Bearer <secret key>`.
-  const protectedRouters: Router<GatewayState>[] = [
+  // Every route, declared once by its feature (method, path, auth, schema, summary, handler): the
+  // routers, the public/protected split, `routes()` and the OpenAPI document all come from here.
+  const routeGroups: RouteSpec[][] = [
+    createOpenApiRoutes(() => routeGroups.flat(), baseUrl), createHealthRoutes(readiness), createLogoRoutes(catalog, createLogos(createBrandIcons())),
     createProviderRoutes(catalog, baseUrl),
     createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
     createConnectionRoutes(connections, async (env, input) => {
@@ -98,13 +91,12 @@ export async function createGateway(options: GatewayOptions) {
   // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
   const metrics = options.metrics ? createMetrics(options.environments.map((e) => e.name), options.metrics) : undefined;
   if (metrics) closers.push({ name: 'metrics', close: async () => metrics.close() });
-  if (metrics && options.metrics?.token) publicRouters.push(createMetricsRoutes(metrics, options.metrics.token));
+  if (metrics && options.metrics?.token) routeGroups.push(createMetricsRoutes(metrics, options.metrics.token));
   const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
   if (tracing) closers.push({ name: 'tracing', close: async () => tracing.close() });
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
   const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
-  publicRouters.push(webhooks.inboundRoutes);
-  protectedRouters.push(webhooks.routes);
+  routeGroups.push(webhooks.inboundRoutes, webhooks.routes);
   closers.push({ name: 'webhooks', close: () => webhooks.close() });
   readiness.register('webhooks', queueCheck('webhooks', webhooks.api.queueCounts));
   // Synced records (lib/records): the store scripts write to, and GET /records.
@@ -112,7 +104,7 @@ export async function createGateway(options: GatewayOptions) {
     storage,
     onError: (error, context) => logger.error('records background task failed', { ...context, error: error instanceof Error ? error.message : String(error) }),
   });
-  protectedRouters.push(createRecordRoutes({ records, requireConnection: (env, key, id) => connections.require(env, key, id) }));
+  routeGroups.push(createRecordRoutes({ records, requireConnection: (env, key, id) => connections.require(env, key, id) }));
   // A deleted connection takes its records with it (a re-created one must not inherit them).
   events.subscribe(async (event) => {
     if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
@@ -122,14 +114,14 @@ export async function createGateway(options: GatewayOptions) {
   const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
   const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
   // First in line: the hot path should not walk every other router's routes to get there.
-  protectedRouters.unshift(proxy.routes);
+  routeGroups.unshift(proxy.specs);
   closers.push({ name: 'proxy', close: () => proxy.close() });
   // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
   const scripts = await createScripts({
     storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
   });
-  protectedRouters.push(...scripts.routes);
+  routeGroups.push(scripts.routes);
   closers.push({ name: 'scripts', close: () => scripts.close() });
   readiness.register('scripts', queueCheck('scripts', scripts.api.queueCounts));
   // Connecting end users (lib/connect): connect sessions, the connect link, the OAuth callback,
@@ -141,8 +133,10 @@ export async function createGateway(options: GatewayOptions) {
     hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
     fetch: (input, init) => globalThis.fetch(input, init),
   });
-  protectedRouters.push(connect.sessionRoutes);
-  publicRouters.push(...connect.publicRoutes);
+  routeGroups.push(connect.routes);
+  // Routes that answer without a secret key (provider redirects, provider webhooks, docs), and
+  // the routes behind `Authorization: Bearer <secret key>`.
+  const { publicRouters, protectedRouters, routes } = routeTable(routeGroups);
 
   const authenticate = createAuthenticate(createKeyMatcher(options.environments));
   const auth = createSecretKeyAuth(authenticate);
@@ -177,12 +171,6 @@ export async function createGateway(options: GatewayOptions) {
   app.proxy = true;
   app.silent = true;
   app.use(middleware);
-
-  const describeRoutes = (routers: Router<GatewayState>[], auth: RouteInfo['auth']): RouteInfo[] =>
-    routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods
-      .filter((method) => documentedMethods.has(method) && !(method === 'HEAD' && layer.methods.includes('GET')))
-      .map((method) => ({ method, path: String(layer.path), auth }))));
-  const routes = (): RouteInfo[] => [...describeRoutes(publicRouters, 'public'), ...describeRoutes(protectedRouters, 'secret_key')];
 
   // Key rotation: with an older key still configured, a background pass re-seals what it sealed.
   const environmentNames = options.environments.map((e) => e.name);
@@ -221,6 +209,7 @@ export async function createGateway(options: GatewayOptions) {
     cipher,
     /** Re-seals every value sealed under an older key (`portico keys reseal`); safe to run again. */
     keys: { reseal },
+    /** Every method and path served: `{ method, path, auth }`. */
     routes,
     /** Prometheus metrics (`registry`, `scrape()`), when `options.metrics` was given. */
     metrics,

@@ -11,7 +11,6 @@ import { devEncryptionKey, devSecretKey, newSecretKey } from './dev-keys.js';
 import { startMetricsServer } from './metrics-server.js';
 import { drainServer } from './drain.js';
 import { readProvidersFile } from './providers-file.js';
-import { maskUrl } from './secrets.js';
 
 export interface Standalone {
   server: Server;

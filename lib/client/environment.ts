@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../webhooks/deliveries.js';
-import type { WebhookEventType } from '../webhooks/payloads.js';
-import type { connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/schema.js';
+import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookEventType, connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/index.js';
 import type { Http } from './http.js';
 import type { Page } from './types.js';
 

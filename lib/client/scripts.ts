@@ -1,8 +1,6 @@
 import { PorticoError } from './errors.js';
 import type { Http } from './http.js';
-import type { SyncStatus as ServerSyncStatus } from '../scripts/api/sync-api.js';
-import type { RunInfo } from '../scripts/state/sync-state.js';
-import type { ActionRun } from '../scripts/state/action-runs.js';
+import type { ActionRun, RunInfo, SyncStatus as ServerSyncStatus } from '../scripts/index.js';
 
 export type ScriptLogLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -5,8 +5,8 @@
  * test/client.
  */
 import type { z } from 'zod';
-import type { importConnectionSchema, patchConnectionSchema } from '../connections/schema.js';
-import type { createIntegrationSchema, integrationCredentialsSchema, updateIntegrationSchema } from '../integrations/schema.js';
+import type { importConnectionSchema, patchConnectionSchema } from '../connections/index.js';
+import type { createIntegrationSchema, integrationCredentialsSchema, updateIntegrationSchema } from '../integrations/index.js';
 
 export type AuthMode = 'OAUTH2' | 'OAUTH2_CC' | 'API_KEY' | 'BASIC' | 'APP' | 'NONE';
 

@@ -1,9 +1,8 @@
-import type Router from '@koa/router';
 import type { ConnectionService } from '../connections/index.js';
 import type { Cipher } from '../crypto/index.js';
 import type { EventBus } from '../events/index.js';
 import type { Logger } from '../http/logger.js';
-import type { GatewayState } from '../http/state.js';
+import type { RouteSpec } from '../http/route-spec.js';
 import type { IntegrationService } from '../integrations/index.js';
 import type { Catalog } from '../providers/index.js';
 import type { Storage } from '../storage/index.js';
@@ -37,10 +36,11 @@ export interface ConnectDeps {
 }
 
 export interface Connect {
-  /** `POST /connect/sessions`, behind the secret key. */
-  sessionRoutes: Router<GatewayState>;
-  /** What the end user's browser opens: the connect link, the form, the callback, the app setup URL. */
-  publicRoutes: Router<GatewayState>[];
+  /**
+   * `POST /connect/sessions` (secret key), then what the end user's browser opens (public): the
+   * connect link, the form, the callback, the app setup URL.
+   */
+  routes: RouteSpec[];
 }
 
 /** Connecting end users: connect sessions and every authorization flow, bound to the browser that started it. */
@@ -63,7 +63,10 @@ export function createConnect(deps: ConnectDeps): Connect {
     keySets: createKeySets(),
   };
   return {
-    sessionRoutes: createConnectSessionRoutes({ sessions, integrations, connections, connectUrl }),
-    publicRoutes: [createConnectRoutes(flowDeps), createCallbackRoutes(flowDeps)],
+    routes: [
+      ...createConnectSessionRoutes({ sessions, integrations, connections, connectUrl }),
+      ...createConnectRoutes(flowDeps),
+      ...createCallbackRoutes(flowDeps),
+    ],
   };
 }

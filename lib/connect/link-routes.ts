@@ -1,8 +1,7 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { isConcreteTenant, type ConnectSession } from './sessions/session.js';
 import { GatewayError } from '../errors.js';
-import type { GatewayState } from '../http/state.js';
+import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
 import { param } from '../http/params.js';
 import type { Provider } from '../providers/index.js';
 import { pageRoute, type Attempt, type PageScope } from './attempt.js';
@@ -50,11 +49,14 @@ const sessionGone = (expired: boolean) => (expired
   : new GatewayError('invalid_connect_session', 'This connect link was already used; each link starts one authorization. Ask the application for a new one.', { link: 'used' }));
 
 /** The public routes the end user's browser opens: the connect link, its integrations, the form. */
-export function createConnectRoutes(deps: FlowDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'public', tag: 'connect', answers: 'page', errors: [400, 401, 403, 404, 409] });
 
   // The connect link: straight to the only integration, or a list to choose from.
-  router.get('/oauth/connect', pageRoute(deps, async (ctx, scope) => {
+  routes.get('/oauth/connect', {
+    summary: 'The connect link (HTML): straight to the only allowed integration, or a list to choose from',
+    query: { connect_session_token: 'the session token', origin: 'origin of the opening page: picks among the session\'s allowed_origins, never adds one' },
+  }, pageRoute(deps, async (ctx, scope) => {
     const { session, expired, used } = await openSession(deps, ctx, scope);
     const integrations = (await deps.integrations.list(session.environment))
       .filter((i) => !session.allowed_integrations || session.allowed_integrations.includes(i.unique_key))
@@ -77,7 +79,10 @@ export function createConnectRoutes(deps: FlowDeps): Router<GatewayState> {
     })));
   }));
 
-  router.get('/oauth/connect/:integration', pageRoute(deps, async (ctx, scope) => {
+  routes.get('/oauth/connect/:integration', {
+    summary: 'Starts an authorization bound to this browser (an HttpOnly cookie): 302 to the provider (OAuth, admin consent, app installation) or the API key form (HTML)',
+    query: { connect_session_token: 'the session token', origin: 'origin of the opening page: picks among the session\'s allowed_origins, never adds one', 'connection_config.NAME': 'a connection setting the end user supplies (declared names only)' },
+  }, pageRoute(deps, async (ctx, scope) => {
     const { token, session, expired, used } = await openSession(deps, ctx, scope);
     const key = param(ctx, 'integration');
     const env = session.environment;
@@ -103,6 +108,9 @@ export function createConnectRoutes(deps: FlowDeps): Router<GatewayState> {
     await carryOut(deps, ctx, base, plan);
   }));
 
-  router.post('/oauth/connect/:integration', pageRoute(deps, (ctx, scope) => submitForm(deps, ctx, scope)));
-  return router;
+  routes.post('/oauth/connect/:integration', {
+    summary: 'The API key / basic credentials / connection settings form (application/x-www-form-urlencoded); answers an HTML page',
+    errors: [400, 401, 403, 404, 409, 413, 415],
+  }, pageRoute(deps, (ctx, scope) => submitForm(deps, ctx, scope)));
+  return routes.specs;
 }

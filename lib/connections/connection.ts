@@ -1,4 +1,4 @@
-import type { AuthMode } from '../providers/schema.js';
+import type { AuthMode } from '../providers/index.js';
 import type { ConnectionCredentials } from './credentials.js';
 
 /** Which connection: the key every feature uses to name one (records streams, syncs, script runs). */

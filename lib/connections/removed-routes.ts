@@ -1,6 +1,5 @@
-import Router from '@koa/router';
 import { fail } from '../errors.js';
-import type { GatewayState } from '../http/state.js';
+import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
 
 /**
  * Where each removed `/connection` route went (removed 20 Jan 2026). Metadata has two routes
@@ -17,11 +16,11 @@ function replacementFor(method: string, rest: string): string {
   return `${method} /connections${rest ? '/' + rest : ''}`;
 }
 
-export function createRemovedConnectionRoutes(): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createRemovedConnectionRoutes(): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'removed' });
   const gone = (method: string, rest: string): never =>
     fail('endpoint_removed', `${method} /connection${rest ? '/' + rest : ''} was removed on 20 January 2026. Use ${replacementFor(method, rest)} instead; the body and the response are the same except where the API reference says otherwise.`, { replacement: replacementFor(method, rest) });
-  router.all('/connection', (ctx) => gone(ctx.method, ''));
-  router.all('/connection/{*rest}', (ctx) => gone(ctx.method, String(ctx.params.rest ?? '')));
-  return router;
+  routes.all('/connection', { summary: 'Removed 20 Jan 2026: answers 410 naming the /connections replacement', errors: [410] }, (ctx) => gone(ctx.method, ''));
+  routes.all('/connection/{*rest}', { summary: 'Removed 20 Jan 2026: answers 410 naming the /connections replacement', errors: [410] }, (ctx) => gone(ctx.method, String(ctx.params.rest ?? '')));
+  return routes.specs;
 }

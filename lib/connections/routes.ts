@@ -1,11 +1,10 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { fail } from '../errors.js';
 import { readJson } from '../http/body.js';
 import { parseOrFail } from '../http/validate.js';
 import { param } from '../http/params.js';
-import type { GatewayState } from '../http/state.js';
-import { uniqueKey } from '../integrations/schema.js';
+import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
+import { uniqueKey } from '../integrations/index.js';
 import { listedConnection, publicConnection } from './connection.js';
 import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
 import type { ConnectionInput, ConnectionService } from './service.js';
@@ -25,10 +24,10 @@ function providerConfigKeyOf(ctx: Context): string {
  */
 export type VerifyImport = (environment: string, input: ConnectionInput) => Promise<void>;
 
-export function createConnectionRoutes(connections: ConnectionService, verify?: VerifyImport): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createConnectionRoutes(connections: ConnectionService, verify?: VerifyImport): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'connections' });
 
-  router.post('/connections', async (ctx) => {
+  routes.post('/connections', { summary: 'Import a connection (spec 4.5); 201 created, 200 overridden', body: importConnectionSchema, success: 201, errors: [404, 424] }, async (ctx) => {
     const { verify: verifyFirst, ...input } = parseOrFail(importConnectionSchema, await readJson(ctx));
     if (verifyFirst) {
       if (input.credentials.type !== 'API_KEY' && input.credentials.type !== 'BASIC') {
@@ -42,7 +41,11 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
     ctx.body = { data: publicConnection(connection, false) };
   });
 
-  router.get('/connections', async (ctx) => {
+  routes.get('/connections', {
+    summary: 'List connections',
+    query: { provider_config_key: 'integration filter', end_user_id: 'end user filter', search: 'substring of id, email or name', limit: '1-1000, default 100', cursor: 'next_cursor of the previous page' },
+    errors: [400],
+  }, async (ctx) => {
     const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
     const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
     const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
@@ -53,8 +56,11 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
   });
 
   // Before `/connections/:connectionId` so that "metadata" is never read as a connection id.
-  for (const [method, mode] of [['post', 'replace'], ['patch', 'merge']] as const) {
-    router[method]('/connections/metadata', async (ctx) => {
+  for (const [method, mode, summary] of [
+    ['post', 'replace', 'Replace metadata of one or several connections (spec 4.6)'],
+    ['patch', 'merge', 'Merge metadata into one or several connections (spec 4.6)'],
+  ] as const) {
+    routes[method]('/connections/metadata', { summary, body: metadataSchema, errors: [404] }, async (ctx) => {
       const body = parseOrFail(metadataSchema, await readJson(ctx));
       const ids = Array.isArray(body.connection_id) ? body.connection_id : [body.connection_id];
       const updated = await connections.setMetadata(ctx.state.environment.name, body.provider_config_key, ids, body.metadata, mode);
@@ -62,20 +68,20 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
     });
   }
 
-  router.get('/connections/:connectionId', async (ctx) => {
+  routes.get('/connections/:connectionId', { summary: 'Get a connection with its credentials', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
     const env = ctx.state.environment.name;
     const connection = await connections.require(env, providerConfigKeyOf(ctx), param(ctx, 'connectionId'));
     ctx.body = { data: publicConnection(connection, true) };
   });
 
-  router.patch('/connections/:connectionId', async (ctx) => {
+  routes.patch('/connections/:connectionId', { summary: 'Patch one connection\'s end user (spec 4.7)', body: patchConnectionSchema, query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [404] }, async (ctx) => {
     const pck = providerConfigKeyOf(ctx);
     const body = parseOrFail(patchConnectionSchema, await readJson(ctx));
     const updated = await connections.patchEndUser(ctx.state.environment.name, pck, param(ctx, 'connectionId'), body.end_user);
     ctx.body = { data: publicConnection(updated, false) };
   });
 
-  router.delete('/connections/:connectionId', async (ctx) => {
+  routes.delete('/connections/:connectionId', { summary: 'Delete a connection', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
     const pck = providerConfigKeyOf(ctx);
     const cid = param(ctx, 'connectionId');
     if (!(await connections.delete(ctx.state.environment.name, pck, cid))) {
@@ -84,5 +90,5 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
     ctx.body = { data: { connection_id: cid, provider_config_key: pck, deleted: true } };
   });
 
-  return router;
+  return routes.specs;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uniqueKey } from '../integrations/schema.js';
+import { uniqueKey } from '../integrations/index.js';
 import { connectionCredentialsSchema } from './credentials.js';
 
 export const connectionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@:|=+-]{0,254}$/, 'must be 1-255 characters: letters, digits and . _ @ : | = + -')

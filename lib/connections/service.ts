@@ -3,7 +3,7 @@ import type { Cipher } from '../crypto/index.js';
 import { fail } from '../errors.js';
 import type { EventBus } from '../events/index.js';
 import type { IntegrationService } from '../integrations/index.js';
-import type { Catalog } from '../providers/catalog.js';
+import type { Catalog } from '../providers/index.js';
 import { createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';

@@ -1,4 +1,4 @@
-import type { EndUser } from '../connections/connection.js';
+import type { EndUser } from '../connections/index.js';
 
 /** Things that happen inside the gateway that other features (webhooks, logs) react to. */
 export type GatewayEvent =

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 import { createLogBuffer } from './log-buffer.js';
 
-import { logLevels, type LogLevel } from './log-level.js';
+import type { LogLevel } from './log-level.js';
 
 export { isLogLevel, logLevels, type LogLevel } from './log-level.js';
 

@@ -1,4 +1,4 @@
-import type { AuthMode } from '../providers/schema.js';
+import type { AuthMode } from '../providers/index.js';
 import type { IntegrationCredentials } from './schema.js';
 
 /** What the store keeps: the credentials sealed. */

@@ -1,6 +1,6 @@
 import type { Cipher } from '../crypto/index.js';
 import { fail } from '../errors.js';
-import type { Catalog } from '../providers/catalog.js';
+import type { Catalog } from '../providers/index.js';
 import { allList, createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { Integration, StoredIntegration } from './integration.js';
 import type { IntegrationCredentials } from './schema.js';

@@ -1,12 +1,19 @@
-import Router from '@koa/router';
-import type { GatewayState } from '../http/state.js';
+import type { RouteSpec } from '../http/route-spec.js';
 import { buildOpenApiDocument } from './document.js';
 
-export function createOpenApiRoutes(serverUrl?: string): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+/** `GET /openapi.json`: the document of `specs()` (every route, this one included), built at first ask. */
+export function createOpenApiRoutes(specs: () => readonly RouteSpec[], serverUrl?: string): RouteSpec[] {
   let document: unknown;
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = document ??= buildOpenApiDocument(serverUrl);
-  });
-  return router;
+  return [
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'public',
+      tag: 'meta',
+      summary: 'This document',
+      handler: (ctx) => {
+        ctx.body = document ??= buildOpenApiDocument(specs(), serverUrl);
+      },
+    },
+  ];
 }

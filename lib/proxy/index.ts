@@ -46,7 +46,8 @@ export function createProxy(deps: ProxyDeps) {
   const exchange = createExchange({ upstream, resolver: deps.resolver, logger: deps.logger, options });
   const route = createProxyRoutes({ prepare, exchange, options, logger: deps.logger });
   return {
-    /** The `/proxy/{provider_path}` router (behind the secret key). */
+    /** The `/proxy/{provider_path}` route (behind the secret key), and the same as a router. */
+    specs: route.specs,
     routes: route.router,
     /** The hot path: `handles(method, url)` says whether `forward(ctx)` takes an authenticated call. */
     handles: route.handles,

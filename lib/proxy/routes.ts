@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { fail, GatewayError } from '../errors.js';
 import { defaultBodyLimit } from '../http/body.js';
 import type { Logger } from '../http/logger.js';
+import { toRouter, type HttpMethod, type RouteSpec } from '../http/route-spec.js';
 import type { GatewayState } from '../http/state.js';
 import { incomingBody, readAll, type RequestBody } from './body.js';
 import { readControl } from './control.js';
@@ -23,7 +23,7 @@ export interface ProxyRouteDeps {
 }
 
 /** Methods the proxy forwards (HEAD with GET). */
-export const forwardedMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+export const forwardedMethods: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 const prefix = '/proxy';
 const handledMethods = new Set([...forwardedMethods, 'HEAD']);
@@ -192,11 +192,17 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     return prepared instanceof Promise ? prepared.then((call) => run(ctx, call)) : run(ctx, prepared);
   };
 
-  const router = new Router<GatewayState>();
-  router.register(`${prefix}/{*path}`, forwardedMethods, forward);
+  const spec: RouteSpec = {
+    method: forwardedMethods, path: `${prefix}/{*path}`, auth: 'secret_key', tag: 'proxy', headers: ['Provider-Config-Key', 'Connection-Id'],
+    summary: 'Forward to the provider API under its base URL with the connection\'s credentials (spec 4.4); status, headers and body are the provider\'s. Optional headers: Retries (0-10), Paginate (true), Paginate-Max-Items, Paginate-Max-Pages, Decompress (true|false)',
+    errors: [400, 404, 408, 413, 424, 429, 502, 504],
+    handler: forward,
+  };
   return {
-    /** The route, for the route table and the OpenAPI check. */
-    router,
+    /** The route, for the route table and the OpenAPI document. */
+    specs: [spec],
+    /** The same route as a router (the gateway dispatches `/proxy/…` calls before any router). */
+    router: toRouter([spec]),
     /** True for a `/proxy/…` call the proxy forwards (`url` as on the request line): the gateway sends it here before any route table. */
     handles: (method: string, url: string) => url.startsWith(`${prefix}/`) && handledMethods.has(method),
     forward,

@@ -1,5 +1,5 @@
 import { CHUNK_SIZE, encodeChunk, encodeHead, type ChunkInfo, type Entry, type Head } from './layout.js';
-import { readChunks, readHead, readRecords, type RecordsKv } from './log.js';
+import { readChunks, readHead, readRecords } from './log.js';
 import type { Stream } from './stream.js';
 import { recover, withStreamLock, type WriterDeps } from './writer.js';
 

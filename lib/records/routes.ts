@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { fail } from '../errors.js';
-import type { GatewayState } from '../http/state.js';
+import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
 import { parseRecordsQuery } from './query.js';
 import type { RecordStore } from './store.js';
 
@@ -18,10 +17,20 @@ function header(ctx: Context, name: string, code: 'missing_connection_id' | 'mis
 }
 
 /** GET /records (spec 4.3): synced records of one model of one connection, by cursor. */
-export function createRecordRoutes(deps: RecordRoutesDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createRecordRoutes(deps: RecordRoutesDeps): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'records' });
 
-  router.get('/records', async (ctx) => {
+  routes.get('/records', {
+    summary: 'Synced records of one model of one connection, by modification time (spec 4.3)',
+    headers: ['Connection-Id', 'Provider-Config-Key'],
+    query: {
+      model: 'required: the data model', variant: 'model variant, default base', cursor: "a record's _service_metadata.cursor or next_cursor",
+      limit: '1-1000, default 100', filter: 'added, updated, deleted; comma-separated for the union',
+      modified_after: 'ISO 8601 date-time: only records modified after it', delta: 'deprecated alias of modified_after (answered with a Deprecation header)',
+      ids: 'ids=a,b or repeated (ids=a&ids=b), at most 100; a comma inside an id is sent encoded (%2C)',
+    },
+    errors: [400, 404],
+  }, async (ctx) => {
     const query = parseRecordsQuery(ctx.query, ctx.querystring);
     const providerConfigKey = header(ctx, 'Provider-Config-Key', 'missing_provider_config_key');
     const connectionId = header(ctx, 'Connection-Id', 'missing_connection_id');
@@ -44,5 +53,5 @@ export function createRecordRoutes(deps: RecordRoutesDeps): Router<GatewayState>
     ctx.body = result.page;
   });
 
-  return router;
+  return routes.specs;
 }

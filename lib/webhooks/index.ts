@@ -13,3 +13,4 @@ export type { DeliveryJob } from './delivery-job.js';
 export type { WebhookRouting, WebhookRoutingRegistry, Routed, RoutingContext, InboundRequest, BodyVerifier, Verification } from './inbound/routing.js';
 export { webhookChannels, type WebhookAttemptEvent, type WebhookEnqueuedEvent } from './diagnostics.js';
 export { sealedWebhookSettings } from './settings.js';
+export { connectionWebhookUrlSchema, environmentPatchSchema } from './schema.js';

@@ -1,14 +1,13 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ConnectionService } from '../connections/index.js';
 import { fail } from '../errors.js';
 import { readJson } from '../http/body.js';
 import { decodeOffsetCursor, encodeOffsetCursor } from '../http/offset-cursor.js';
 import { param } from '../http/params.js';
+import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
 import type { GatewayState } from '../http/state.js';
 import { parseOrFail } from '../http/validate.js';
-import { maskSecret } from '../integrations/index.js';
-import { uniqueKey } from '../integrations/schema.js';
+import { maskSecret, uniqueKey } from '../integrations/index.js';
 import type { ConnectionWebhookUrls } from './connection-urls.js';
 import type { DeliveryLog, DeliveryRecord } from './deliveries.js';
 import type { EventLog } from './event-log.js';
@@ -44,27 +43,34 @@ function providerConfigKeyOf(ctx: Context): string {
 }
 
 /** The environment's webhook settings, the delivery history, and a connection's own webhook URL. */
-export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createWebhookRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'webhooks' });
 
-  router.get('/environment', async (ctx) => {
+  routes.get('/environment', { summary: 'The environment\'s webhook URLs and signing key (masked)' }, async (ctx) => {
     const env = ctx.state.environment.name;
     ctx.body = { data: view(env, await deps.settings.get(env)) };
   });
 
-  router.patch('/environment', async (ctx) => {
+  routes.patch('/environment', { summary: 'Set or clear (null) the webhook URL and secondary URL', body: environmentPatchSchema }, async (ctx) => {
     const env = ctx.state.environment.name;
     const patch = parseOrFail(environmentPatchSchema, await readJson(ctx));
     ctx.body = { data: view(env, await deps.settings.update(env, patch)) };
   });
 
   // The only answer that shows the whole key: store it now.
-  router.post('/environment/webhook-signing-key', async (ctx) => {
+  routes.post('/environment/webhook-signing-key', { summary: 'Rotate the webhook signing key; the answer shows the new key once' }, async (ctx) => {
     const env = ctx.state.environment.name;
     ctx.body = { data: view(env, await deps.settings.rotateSigningKey(env), true) };
   });
 
-  router.get('/webhooks/deliveries', async (ctx) => {
+  routes.get('/webhooks/deliveries', {
+    summary: 'Webhook deliveries, newest first, with every attempt',
+    query: {
+      connection_id: 'connection filter', provider_config_key: 'integration filter', type: 'auth, sync, records, action or forward',
+      state: 'pending, delivered, failed or skipped', delivery_id: 'one event', limit: '1-500, default 100', cursor: 'next_cursor of the previous page',
+    },
+    errors: [400],
+  }, async (ctx) => {
     const env = ctx.state.environment.name;
     const query = parseOrFail(deliveriesQuery, ctx.query, 'invalid_request');
     const before = query.cursor === undefined ? undefined : decodeOffsetCursor(query.cursor, 'webhook-deliveries');
@@ -75,7 +81,9 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayStat
     };
   });
 
-  router.post('/webhooks/deliveries/:id/retry', async (ctx) => {
+  routes.post('/webhooks/deliveries/:id/retry', {
+    summary: 'Send a delivery (by delivery_id) again: same body, new attempts appended; 409 while it is still being attempted', success: 202, errors: [400, 404, 409, 410],
+  }, async (ctx) => {
     const id = param(ctx, 'id');
     if (!/^[0-9a-f-]{36}$/i.test(id)) fail('invalid_request', 'id: a delivery_id (UUID) from GET /webhooks/deliveries.', { field: 'id' });
     ctx.status = 202;
@@ -83,7 +91,10 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayStat
   });
 
   // The replay feed: every event in the order accepted, with the body and signatures a delivery carries.
-  router.get('/webhooks/events', async (ctx) => {
+  routes.get('/webhooks/events', {
+    summary: 'Replay feed: every event in the order accepted, with its exact body and current signatures',
+    query: { after: 'the seq (next_after) last processed; default 0: from the oldest kept', limit: '1-500, default 100' }, errors: [400],
+  }, async (ctx) => {
     const env = ctx.state.environment.name;
     const query = parseOrFail(eventsQuery, ctx.query, 'invalid_request');
     const page = await deps.events.after(env, query.after, query.limit);
@@ -101,23 +112,25 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router<GatewayStat
     return { env, pck: connection.provider_config_key, cid: connection.connection_id };
   };
 
-  router.get('/connections/:connectionId/webhook-url', async (ctx) => {
+  routes.get('/connections/:connectionId/webhook-url', { summary: 'The connection\'s own webhook URL (null: the environment\'s)', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
     const { env, pck, cid } = await connectionOf(ctx);
     ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: (await deps.connectionUrls.get(env, pck, cid)) ?? null } };
   });
 
-  router.put('/connections/:connectionId/webhook-url', async (ctx) => {
+  routes.put('/connections/:connectionId/webhook-url', {
+    summary: 'Send this connection\'s webhooks to its own URL instead of the environment\'s', body: connectionWebhookUrlSchema, query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [404],
+  }, async (ctx) => {
     const { env, pck, cid } = await connectionOf(ctx);
     const body = parseOrFail(connectionWebhookUrlSchema, await readJson(ctx));
     await deps.connectionUrls.set(env, pck, cid, body.webhook_url);
     ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: body.webhook_url } };
   });
 
-  router.delete('/connections/:connectionId/webhook-url', async (ctx) => {
+  routes.delete('/connections/:connectionId/webhook-url', { summary: 'Back to the environment\'s webhook URLs', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
     const { env, pck, cid } = await connectionOf(ctx);
     await deps.connectionUrls.delete(env, pck, cid);
     ctx.body = { data: { connection_id: cid, provider_config_key: pck, webhook_url: null } };
   });
 
-  return router;
+  return routes.specs;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { connectionId } from '../connections/schema.js';
-import { uniqueKey } from '../integrations/schema.js';
+import { connectionId } from '../connections/index.js';
+import { uniqueKey } from '../integrations/index.js';
 import { webhookEventTypes } from './payloads.js';
 
 const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { browse, cookieOf, resultOf } from './fixtures/browser.js';
+import { browse, resultOf } from './fixtures/browser.js';
 import { appClient, appId } from './fixtures/fake-code-host.js';
 import { startCodeHostGateway } from './fixtures/code-host-gateway.js';
 import type { ConnectGateway } from './fixtures/gateway.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { startGateway } from '../helpers/gateway.js';
 import { postClient } from '../oauth/fixtures/authorization-server.js';
-import { browse, cookieOf, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
+import { browse, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
 import { startCodeHostGateway } from '../oauth/fixtures/code-host-gateway.js';
 import { startConnectGateway, testProvider, type ConnectGateway } from '../oauth/fixtures/gateway.js';
 import { startOAuthPair } from '../oauth/fixtures/oauth-setup.js';

@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import type { ConnectionService } from '../../connections/index.js';
 import { readJson } from '../../http/body.js';
-import type { GatewayState } from '../../http/state.js';
+import { defineRoutes, type RouteSpec } from '../../http/route-spec.js';
 import { parseOrFail } from '../../http/validate.js';
 import type { IntegrationService } from '../../integrations/index.js';
 import { createSessionSchema } from './session.js';
@@ -16,9 +15,12 @@ export interface ConnectSessionRoutesDeps {
 }
 
 /** `POST /connect/sessions` (secret key): a short-lived, single-use token for one end user. */
-export function createConnectSessionRoutes(deps: ConnectSessionRoutesDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
-  router.post('/connect/sessions', async (ctx) => {
+export function createConnectSessionRoutes(deps: ConnectSessionRoutesDeps): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'connect' });
+  routes.post('/connect/sessions', {
+    summary: 'Create a connect session for one end user: a short-lived single-use token and the connect link',
+    body: createSessionSchema, success: 201, errors: [404],
+  }, async (ctx) => {
     const env = ctx.state.environment.name;
     const input = parseOrFail(createSessionSchema, await readJson(ctx));
     // Refuse names that do not exist now rather than failing in the end user's browser later.
@@ -40,5 +42,5 @@ export function createConnectSessionRoutes(deps: ConnectSessionRoutesDeps): Rout
       },
     };
   });
-  return router;
+  return routes.specs;
 }

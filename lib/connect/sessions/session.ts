@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/schema.js';
+import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/index.js';
 import type { EndUser } from '../../connections/index.js';
-import { uniqueKey } from '../../integrations/schema.js';
+import { uniqueKey } from '../../integrations/index.js';
 import { isHexColour } from '../pages/colour.js';
 import type { Branding } from '../pages/look.js';
 import { locales } from '../pages/text/index.js';

@@ -1,8 +1,7 @@
-import Router from '@koa/router';
 import { errorStatus, fail, type ErrorCode } from '../../errors.js';
 import { readJson } from '../../http/body.js';
 import { param } from '../../http/params.js';
-import type { GatewayState } from '../../http/state.js';
+import { defineRoutes, type RouteSpec } from '../../http/route-spec.js';
 import { parseOrFail } from '../../http/validate.js';
 import type { RoutesApi } from './api.js';
 import { triggerActionSchema } from './schema.js';
@@ -10,10 +9,13 @@ import { triggerActionSchema } from './schema.js';
 const asCode = (code: string): ErrorCode => (Object.hasOwn(errorStatus, code) ? code as ErrorCode : 'action_failed');
 
 /** `POST /action/trigger` (sync, or async with `X-Async: true`) and `GET /action/:id`. */
-export function createActionRoutes(api: RoutesApi): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createActionRoutes(api: RoutesApi): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'scripts' });
 
-  router.post('/action/trigger', async (ctx) => {
+  routes.post('/action/trigger', {
+    summary: 'Run an action: answers its output; with X-Async: true, 202 with an id and a status URL',
+    body: triggerActionSchema, headers: ['Provider-Config-Key', 'Connection-Id'], errors: [404, 424, 502, 504],
+  }, async (ctx) => {
     const connectionId = ctx.get('connection-id') || fail('missing_connection_id', 'Name the connection: Connection-Id header.');
     const providerConfigKey = ctx.get('provider-config-key') || fail('missing_provider_config_key', 'Name the integration: Provider-Config-Key header.');
     const body = parseOrFail(triggerActionSchema, await readJson(ctx));
@@ -37,7 +39,7 @@ export function createActionRoutes(api: RoutesApi): Router<GatewayState> {
     ctx.body = outcome.output.json;
   });
 
-  router.get('/action/:id', async (ctx) => {
+  routes.get('/action/:id', { summary: 'Status and result of an asynchronous action call', errors: [404] }, async (ctx) => {
     const id = param(ctx, 'id');
     const run = await api.actions.get(ctx.state.environment.name, id);
     if (!run) fail('unknown_action_run', `No action call "${id}" (results are kept 7 days).`);
@@ -46,5 +48,5 @@ export function createActionRoutes(api: RoutesApi): Router<GatewayState> {
     ctx.body = `{"data":${JSON.stringify(rest).slice(0, -1)},"output":${output ?? 'null'}}}`;
   });
 
-  return router;
+  return routes.specs;
 }

@@ -1,5 +1,4 @@
-import Router from '@koa/router';
-import type { GatewayState } from '../../http/state.js';
+import type { RouteSpec } from '../../http/route-spec.js';
 import { createActionRoutes } from './action-routes.js';
 import type { RoutesApi } from './api.js';
 import { createScriptAdminRoutes } from './script-routes.js';
@@ -10,6 +9,6 @@ export { describeScript } from './script-routes.js';
 export { triggerSyncSchema, syncSelectionSchema, triggerActionSchema, deploySchema } from './schema.js';
 
 /** Every scripts route, behind the secret key. */
-export function createScriptRoutes(api: RoutesApi): Router<GatewayState>[] {
-  return [createSyncRoutes(api), createActionRoutes(api), createScriptAdminRoutes(api)];
+export function createScriptRoutes(api: RoutesApi): RouteSpec[] {
+  return [...createSyncRoutes(api), ...createActionRoutes(api), ...createScriptAdminRoutes(api)];
 }

@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import { fail } from '../../errors.js';
 import { readJson } from '../../http/body.js';
-import type { GatewayState } from '../../http/state.js';
+import { defineRoutes, type RouteSpec } from '../../http/route-spec.js';
 import { parseOrFail } from '../../http/validate.js';
 import { legacyFormatMessage } from '../registry/directory.js';
 import type { ScriptEntry } from '../registry/registry.js';
@@ -25,15 +24,17 @@ export function describeScript(e: ScriptEntry) {
 }
 
 /** `GET /scripts`, `POST /scripts/deploy` (the CLI) and `GET /logs`. */
-export function createScriptAdminRoutes(api: RoutesApi): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createScriptAdminRoutes(api: RoutesApi): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'scripts' });
 
-  router.get('/scripts', async (ctx) => {
+  routes.get('/scripts', { summary: 'Scripts enabled in this environment (registered and deployed)', query: { integration: 'filter by integration unique key' } }, async (ctx) => {
     const integration = typeof ctx.query.integration === 'string' ? ctx.query.integration : undefined;
     ctx.body = { data: (await api.registry.list(ctx.state.environment.name, integration)).map(describeScript) };
   });
 
-  router.post('/scripts/deploy', async (ctx) => {
+  routes.post('/scripts/deploy', {
+    summary: 'Deploy compiled script bundles (replaces the environment\'s deployed scripts); the CLI uses it', auth: 'deploy_key', body: deploySchema,
+  }, async (ctx) => {
     const { environment, keyRole } = ctx.state;
     if (environment.deploysDisabled) fail('deploys_disabled', `Deploys to environment "${environment.name}" are switched off.`);
     if (environment.deployKey && keyRole !== 'deploy') {
@@ -59,12 +60,16 @@ export function createScriptAdminRoutes(api: RoutesApi): Router<GatewayState> {
     ctx.body = { data: { deployed: result.current.map(describeScript) } };
   });
 
-  router.get('/logs', async (ctx) => {
+  routes.get('/logs', {
+    summary: 'Stored script logs, newest first',
+    query: { connection_id: 'filter', script: 'filter by script name', run_id: 'filter by run', cursor: 'next_cursor of the previous page', limit: '1-1000, default 100' },
+    errors: [400],
+  }, async (ctx) => {
     const query = parseOrFail(logsQuery, ctx.query, 'invalid_request');
     const page = await api.logs.query(ctx.state.environment.name, { connectionId: query.connection_id, script: query.script, runId: query.run_id }, { cursor: query.cursor, limit: query.limit });
     if (!page.ok) fail('invalid_cursor', 'cursor: not a cursor of these logs (or its run has been pruned).', { field: 'cursor' });
     ctx.body = { data: page.data, next_cursor: page.next_cursor };
   });
 
-  return router;
+  return routes.specs;
 }

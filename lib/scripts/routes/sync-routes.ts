@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import { fail } from '../../errors.js';
 import { readJson } from '../../http/body.js';
-import type { GatewayState } from '../../http/state.js';
+import { defineRoutes, type RouteSpec } from '../../http/route-spec.js';
 import { parseOrFail } from '../../http/validate.js';
 import type { RoutesApi } from './api.js';
 import { syncSelectionSchema, syncStatusQuery, triggerSyncSchema } from './schema.js';
@@ -11,10 +10,12 @@ const selection = (body: { provider_config_key: string; syncs?: string[] | undef
 });
 
 /** `POST /sync/trigger|pause|start`, `GET /sync/status`. */
-export function createSyncRoutes(api: RoutesApi): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+export function createSyncRoutes(api: RoutesApi): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'secret_key', tag: 'scripts' });
 
-  router.post('/sync/trigger', async (ctx) => {
+  routes.post('/sync/trigger', {
+    summary: 'Queue sync runs (incremental or full) for one or every connection of an integration; 202', body: triggerSyncSchema, success: 202, errors: [404],
+  }, async (ctx) => {
     const body = parseOrFail(triggerSyncSchema, await readJson(ctx));
     const result = await api.syncs.trigger(ctx.state.environment.name, { ...selection(body), mode: body.mode, logLevel: body.log_level });
     ctx.status = 202;
@@ -24,17 +25,21 @@ export function createSyncRoutes(api: RoutesApi): Router<GatewayState> {
     ctx.body = { data: { mode, ...result } };
   });
 
-  router.post('/sync/pause', async (ctx) => {
+  routes.post('/sync/pause', { summary: 'Pause syncs: scheduled runs are skipped until started', body: syncSelectionSchema, errors: [404] }, async (ctx) => {
     const body = parseOrFail(syncSelectionSchema, await readJson(ctx));
     ctx.body = { data: { paused: await api.syncs.pause(ctx.state.environment.name, selection(body)) } };
   });
 
-  router.post('/sync/start', async (ctx) => {
+  routes.post('/sync/start', { summary: 'Start (resume) syncs; one that never ran runs now', body: syncSelectionSchema, errors: [404] }, async (ctx) => {
     const body = parseOrFail(syncSelectionSchema, await readJson(ctx));
     ctx.body = { data: { started: await api.syncs.start(ctx.state.environment.name, selection(body)) } };
   });
 
-  router.get('/sync/status', async (ctx) => {
+  routes.get('/sync/status', {
+    summary: 'Status, latest run and next run of syncs per connection',
+    query: { provider_config_key: 'integration (required)', syncs: 'comma-separated sync names, or * (default: all)', connection_id: 'one connection (default: all)' },
+    errors: [400, 404],
+  }, async (ctx) => {
     // The one required parameter gets its own answer, not the validator's wording.
     const key = ctx.query.provider_config_key;
     if (key === undefined || key === '') fail('missing_provider_config_key', 'Name the integration: GET /sync/status?provider_config_key=<integration>[&syncs=a,b][&connection_id=…].');
@@ -43,5 +48,5 @@ export function createSyncRoutes(api: RoutesApi): Router<GatewayState> {
     ctx.body = { data: await api.syncs.status(ctx.state.environment.name, selection(query)) };
   });
 
-  return router;
+  return routes.specs;
 }

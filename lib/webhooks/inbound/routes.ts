@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import type { ConnectionService } from '../../connections/index.js';
 import { GatewayError } from '../../errors.js';
-import type { GatewayState } from '../../http/state.js';
+import { defineRoutes, type RouteSpec } from '../../http/route-spec.js';
 import { param } from '../../http/params.js';
 import type { Logger } from '../../http/logger.js';
 import type { IntegrationService } from '../../integrations/index.js';
@@ -35,9 +34,11 @@ export interface InboundRoutesDeps {
  * a size limit, a process-wide byte budget and a read deadline. Verified, routed, queued,
  * answered 202; delivery is async.
  */
-export function createInboundWebhookRoutes(deps: InboundRoutesDeps): Router<GatewayState> {
-  const router = new Router<GatewayState>();
-  router.post('/webhook/:environment/:integration', async (ctx) => {
+export function createInboundWebhookRoutes(deps: InboundRoutesDeps): RouteSpec[] {
+  const routes = defineRoutes({ auth: 'public', tag: 'webhooks' });
+  routes.post('/webhook/:environment/:integration', {
+    summary: 'A provider\'s webhook: signature verified, routed to connections, forwarded to the customer; 202', success: 202, errors: [400, 401, 408, 413],
+  }, async (ctx) => {
     const env = param(ctx, 'environment');
     const key = param(ctx, 'integration');
     // One answer for every refusal (unknown environment or integration, no routing, no secret,
@@ -89,5 +90,5 @@ export function createInboundWebhookRoutes(deps: InboundRoutesDeps): Router<Gate
       read.release();
     }
   });
-  return router;
+  return routes.specs;
 }
