@@ -8,8 +8,12 @@ import tseslint from 'typescript-eslint';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
-/** Doors besides each feature's index.ts: the scripts feature's light door for the CLI (lib/scripts/local.ts). */
-const extraDoors = new Set(['lib/scripts/local.ts']);
+/**
+ * Doors besides each feature's index.ts: the scripts feature's light door for the CLI, and the
+ * providers feature's pure protocol door (the script runtime and the SDK bundle it without the
+ * catalog loader).
+ */
+const extraDoors = new Set(['lib/scripts/local.ts', 'lib/providers/protocol/index.ts']);
 
 /**
  * Code outside a feature folder (`lib/<feature>/` with an `index.ts`) imports only that door.
@@ -72,11 +76,5 @@ export default tseslint.config(
   {
     files: ['test/**', 'bench/**'],
     rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-explicit-any': 'off' },
-  },
-  // Rewritten on the provider-protocol/records branch of issue 21 (not to be touched here): the
-  // merger removes this block once that branch's versions are in.
-  {
-    files: ['lib/cli/dryrun/**', 'lib/connect/connection-config.ts'],
-    rules: { 'portico/feature-doors': 'off', '@typescript-eslint/no-unused-vars': 'off' },
   },
 );

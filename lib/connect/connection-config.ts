@@ -33,7 +33,7 @@ function valueProblem(name: string, value: string): string | undefined {
  */
 export function mergeConnectionConfig(provider: Provider, customer: Record<string, string>, endUser: Record<string, string>): Record<string, string> {
   const declared = new Set(provider.connection_configuration ?? []);
-  for (const [name, value] of Object.entries(endUser)) {
+  for (const name of Object.keys(endUser)) {
     if (customer[name] !== undefined) continue;
     if (!declared.has(name)) {
       throw new GatewayError('invalid_connection_config', `Provider "${provider.name}" has no connection setting "${name}".`, { field: `connection_config.${name}` });
