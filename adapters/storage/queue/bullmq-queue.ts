@@ -118,6 +118,10 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
         // The pause after a failed fetch (Redis away): BullMQ's 15 s would hold close() that long
         // (the pause is not cut by close) and delay the work after Redis returns.
         runRetryDelay: workerRetryDelayMs,
+        // The longest blocking wait for a job, in seconds. A wait in flight when Redis went away is
+        // never answered (ioredis keeps it for re-sending), so BullMQ's watchdog, this + 1 s,
+        // ends it: close() after an outage waits that long. BullMQ's 5 s made it 6 s.
+        drainDelay: 1,
         settings: {
           backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
             error instanceof RetryLater ? error.delayMs : settings.errorDelayMs,
