@@ -175,22 +175,26 @@ async function main() {
   const upstream = await startUpstream();
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
   const standalone = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+  // The same server with metrics on (its own store): the metrics' cost in the default configuration.
+  const withMetrics = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore, { SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef' });
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
     proxies.child.kill();
     standalone?.stop();
+    withMetrics?.stop();
   };
   try {
     const ports: Ports = {
       upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number,
-      logged: proxies.ready.loggedPort as number, standalone: standalone?.port,
+      logged: proxies.ready.loggedPort as number, standalone: standalone?.port, metrics: withMetrics?.port,
     };
     const list = targets(ports);
     const rows: Row[] = [];
     const noGc = { minor: 0, major: 0, ms: 0 };
-    const cpu: CpuClock = async (target) => target.process === 'standalone'
-      ? { micros: standalone?.cpuMicros() ?? Number.NaN, gc: noGc }
+    const servers = { standalone, metrics: withMetrics };
+    const cpu: CpuClock = async (target) => target.process === 'standalone' || target.process === 'metrics'
+      ? { micros: servers[target.process]?.cpuMicros() ?? Number.NaN, gc: noGc }
       : ask<Usage>(proxies.child, 'cpu', 'cpu');
     for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
     printTable(rows);
