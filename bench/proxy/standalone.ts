@@ -45,7 +45,7 @@ export async function startStandalone(upstreamPort: number, storeUrl: string | u
     const timer = setTimeout(() => reject(new Error(`the standalone server did not start in 30 s: ${seen}`)), 30_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      const match = /listening on http:\/\/(?:127\.0\.0\.1|localhost):(\d+)/.exec(seen);
       if (match) {
         clearTimeout(timer);
         resolve(Number(match[1]));
