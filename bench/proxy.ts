@@ -156,13 +156,13 @@ function spread(slices: number[], bare: number[]): string {
 }
 
 function printTable(rows: Row[]) {
-  console.log(`\n${pad('body', 9)} ${pad('target', 32)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
+  console.log(`\n${pad('body', 9)} ${pad('target', 38)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
   for (const row of rows) {
     const bare = rows.find((r) => r.size === row.size && r.target.name === 'bare');
     const ratio = bare && bare.rps > 0 ? (row.rps / bare.rps).toFixed(2) : '-';
     const cpu = row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(0);
     const cpuRatio = row.cpuPerRequest !== undefined && bare?.cpuPerRequest ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2) : '-';
-    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 32)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
+    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 38)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
   }
 }
 
