@@ -156,13 +156,13 @@ function spread(slices: number[], bare: number[]): string {
 }
 
 function printTable(rows: Row[]) {
-  console.log(`\n${pad('body', 9)} ${pad('target', 32)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
+  console.log(`\n${pad('body', 9)} ${pad('target', 38)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
   for (const row of rows) {
     const bare = rows.find((r) => r.size === row.size && r.target.name === 'bare');
     const ratio = bare && bare.rps > 0 ? (row.rps / bare.rps).toFixed(2) : '-';
     const cpu = row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(0);
     const cpuRatio = row.cpuPerRequest !== undefined && bare?.cpuPerRequest ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2) : '-';
-    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 32)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
+    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 38)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
   }
 }
 
@@ -176,23 +176,28 @@ async function main() {
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
   const standalone = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
   const proxies2 = standalone ? await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']) : undefined;
+  // The same server with metrics on (its own store): the metrics' cost in the default configuration.
+  const withMetrics = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore, { SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef' });
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
     proxies.child.kill();
     proxies2?.child.kill();
     standalone?.stop();
+    withMetrics?.stop();
   };
   try {
     const ports: Ports = {
       upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number,
       logged: proxies.ready.loggedPort as number, standalone: standalone?.port, bare2: proxies2?.ready.barePort,
+      metrics: withMetrics?.port,
     };
     const list = targets(ports);
     const rows: Row[] = [];
     const noGc = { minor: 0, major: 0, ms: 0 };
-    const cpu: CpuClock = async (target) => target.process === 'standalone'
-      ? { micros: standalone?.cpuMicros() ?? Number.NaN, gc: noGc }
+    const servers = { standalone, metrics: withMetrics };
+    const cpu: CpuClock = async (target) => target.process === 'standalone' || target.process === 'metrics'
+      ? { micros: servers[target.process]?.cpuMicros() ?? Number.NaN, gc: noGc }
       : ask<Usage>((target.process === 'proxies-2' ? proxies2 ?? proxies : proxies).child, 'cpu', 'cpu');
     for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
     printTable(rows);

@@ -99,6 +99,7 @@ export async function createGateway(options: GatewayOptions) {
   routeGroups.push(webhooks.inboundRoutes, webhooks.routes);
   closers.push({ name: 'webhooks', close: () => webhooks.close() });
   readiness.register('webhooks', queueCheck('webhooks', webhooks.api.queueCounts));
+  metrics?.readWebhookBacklogFrom(webhooks.api.queueCounts);
   // Synced records (lib/records): the store scripts write to, and GET /records.
   const records = createRecordStore({
     storage,

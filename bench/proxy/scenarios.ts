@@ -3,8 +3,11 @@ export const benchSecretKey = 'sk_bench_0123456789abcdef';
 
 export type TargetName = 'direct' | 'bare' | 'bare-2' | `portico-${Setup}-${'api-key' | 'oauth2' | 'app'}`;
 
-/** Where Portico runs: in the proxies' process with logs off or on (to a file), or as the standalone server (its own process, logs to a file). */
-export type Setup = 'silent' | 'logged' | 'standalone';
+/**
+ * Where Portico runs: in the proxies' process with logs off or on (to a file), or as the
+ * standalone server (its own process, logs to a file), also with metrics on (`GET /metrics`).
+ */
+export type Setup = 'silent' | 'logged' | 'standalone' | 'metrics';
 
 export interface Ports {
   upstream: number;
@@ -15,6 +18,8 @@ export interface Ports {
   standalone: number | undefined;
   /** The same bare forwarder in a second process (beside the standalone rows). */
   bare2: number | undefined;
+  /** The standalone server with metrics on (`SERVICE_METRICS_TOKEN`); absent with it. */
+  metrics: number | undefined;
 }
 
 export interface Target {
@@ -25,7 +30,7 @@ export interface Target {
   prefix: string;
   headers: Record<string, string>;
   /** Which process serves it: the proxies' child, or the standalone server. */
-  process: 'proxies' | 'proxies-2' | 'standalone' | 'none';
+  process: 'proxies' | 'proxies-2' | 'standalone' | 'metrics' | 'none';
 }
 
 const porticoHeaders = (integration: string) => ({
@@ -38,6 +43,7 @@ const setups: { setup: Setup; label: string; port: (ports: Ports) => number | un
   { setup: 'silent', label: 'logs off', port: (p) => p.portico },
   { setup: 'logged', label: 'logs → file', port: (p) => p.logged },
   { setup: 'standalone', label: 'standalone', port: (p) => p.standalone },
+  { setup: 'metrics', label: 'standalone + metrics', port: (p) => p.metrics },
 ];
 const modes = [['api-key', 'API key', 'key'], ['oauth2', 'OAuth2', 'oauth'], ['app', 'APP', 'app']] as const;
 
@@ -57,7 +63,7 @@ export function targets(ports: Ports): Target[] {
     for (const [mode, modeLabel, integration] of modes) {
       list.push({
         name: `portico-${setup}-${mode}`, label: `Portico ${label}, ${modeLabel}`, port: at, prefix: '/proxy',
-        headers: porticoHeaders(integration), process: setup === 'standalone' ? 'standalone' : 'proxies',
+        headers: porticoHeaders(integration), process: setup === 'standalone' || setup === 'metrics' ? setup : 'proxies',
       });
     }
   }

@@ -20,7 +20,8 @@ export interface Standalone {
 
 const ticksPerSecond = 100;
 
-export async function startStandalone(upstreamPort: number, storeUrl: string | undefined): Promise<Standalone> {
+/** `extraEnv`: more of the server's variables (e.g. `SERVICE_METRICS_TOKEN` for the metrics row). */
+export async function startStandalone(upstreamPort: number, storeUrl: string | undefined, extraEnv: Record<string, string> = {}): Promise<Standalone> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-standalone-'));
   const providers = join(dir, 'providers.json');
   writeFileSync(providers, JSON.stringify(benchProviders(`http://127.0.0.1:${upstreamPort}`)));
@@ -32,6 +33,7 @@ export async function startStandalone(upstreamPort: number, storeUrl: string | u
       SERVICE_SECRET_KEY: benchSecretKey, SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       SERVICE_STORE_URL: storeUrl ?? `sqlite://${join(dir, 'portico.db')}`,
       SERVICE_PROVIDERS_FILE: providers, SERVICE_LOG_FILE: join(dir, 'portico.log'),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

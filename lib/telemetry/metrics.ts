@@ -5,6 +5,7 @@ import type { RecordsWrittenEvent } from '../records/index.js';
 import type { ScriptRunEvent } from '../scripts/index.js';
 import type { StorageErrorEvent } from '../storage/index.js';
 import type { WebhookAttemptEvent, WebhookEnqueuedEvent } from '../webhooks/index.js';
+import { createCachedReading } from './cached-reading.js';
 import { createLabelCap } from './labels.js';
 import { createSeriesCounter, createSeriesHistogram, seriesKey } from './series.js';
 import { createSubscriptions } from './subscriptions.js';
@@ -19,6 +20,8 @@ export interface MetricsOptions {
   maxIntegrations?: number;
   /** prom-client's process_* and nodejs_* metrics in the same registry. Default true. */
   processMetrics?: boolean;
+  /** How old a webhook backlog reading (a store round trip) may be when scraped. Default 5 000 ms. */
+  backlogMaxAgeMs?: number;
 }
 
 const fast = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -53,7 +56,18 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   const enqueued = new Counter({ name: 'portico_webhook_enqueued_total', help: 'Webhook deliveries put in the durable outbox.', labelNames: ['environment'] as const, registers });
   const attempts = new Counter({ name: 'portico_webhook_attempts_total', help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, abandoned).', labelNames: ['environment', 'outcome'] as const, registers });
   const attemptDuration = new Histogram({ name: 'portico_webhook_attempt_duration_seconds', help: 'Webhook delivery attempts, request to answer.', buckets: fast, registers });
-  const backlog = new Gauge({ name: 'portico_webhook_backlog', help: 'Deliveries queued by this process and not yet delivered or given up (sum it across instances).', registers });
+  // Read from the work queue, shared by every instance on the store, so each instance reports the
+  // same total; at most one read per `backlogMaxAgeMs` however often and by how many it is scraped.
+  let readBacklog: (() => Promise<number | undefined>) | undefined;
+  new Gauge({
+    name: 'portico_webhook_backlog',
+    help: 'Webhook deliveries in the durable outbox not yet delivered or given up (waiting, delayed or being attempted), across all instances sharing the store.',
+    registers,
+    async collect() {
+      const value = await readBacklog?.();
+      if (value !== undefined) this.set(value);
+    },
+  });
   const storeErrors = new Counter({ name: 'portico_store_errors_total', help: 'Store operations that failed.', labelNames: ['kind', 'namespace'] as const, registers });
 
   const subscriptions = createSubscriptions();
@@ -93,13 +107,11 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   subscriptions.on<WebhookEnqueuedEvent>('portico:webhooks:enqueued', (e) => {
     if (!ours.has(e.environment)) return;
     enqueued.labels(e.environment).inc(e.count);
-    backlog.inc(e.count);
   });
   subscriptions.on<WebhookAttemptEvent>('portico:webhooks:attempt:end', (e) => {
     if (!ours.has(e.environment)) return;
     attempts.labels(e.environment, e.outcome ?? 'abandoned').inc();
     attemptDuration.observe(seconds(e.durationMs ?? 0));
-    if (e.outcome === 'delivered' || e.outcome === 'failed') backlog.dec();
   });
   subscriptions.on<StorageErrorEvent>('portico:storage:error', (e) => storeErrors.labels(e.kind, e.namespace).inc());
 
@@ -108,6 +120,13 @@ export function createMetrics(environments: readonly string[], options: MetricsO
     /** The exposition text and its content type. */
     async scrape(): Promise<{ contentType: string; body: string }> {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    /** Where the webhook backlog is read: the delivery queue's counts (the gateway sets it). */
+    readWebhookBacklogFrom(counts: () => Promise<{ waiting: number; delayed: number; active: number }>): void {
+      readBacklog = createCachedReading(async () => {
+        const c = await counts();
+        return c.waiting + c.delayed + c.active;
+      }, { maxAgeMs: options.backlogMaxAgeMs ?? 5_000, timeoutMs: 1_000 });
     },
     /** Stops listening (the gateway's close). */
     close(): void {

@@ -3,6 +3,9 @@ import { devKey, prodKey } from '../helpers/gateway.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { importConnection, receiver, waitFor, withStripe } from '../webhooks/helpers.js';
 import { startGateway } from '../helpers/gateway.js';
+import { createRedisStorage } from '../../adapters/storage/index.js';
+import { createCachedReading } from '../../lib/telemetry/cached-reading.js';
+import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 
 const metricsToken = 'mt_test_0123456789abcdef';
 
@@ -102,4 +105,52 @@ t.test('records written, webhook attempts and backlog', async (t) => {
   t.equal(sample(text, 'portico_webhook_enqueued_total', { environment: 'dev' }), hook.received.length);
   t.match(text, /\nportico_webhook_backlog 0\n/);
   t.notMatch(text, /process_cpu_seconds_total/, 'process metrics off');
+});
+
+t.test('the webhook backlog is read from the shared work queue: every instance on the store reports it', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('metrics-backlog');
+  let up = false;
+  const hook = await receiver((_req, res) => {
+    res.statusCode = up ? 200 : 503;
+    res.end();
+  });
+  const storages = [createRedisStorage({ url: redisUrl, prefix }), createRedisStorage({ url: redisUrl, prefix })];
+  t.teardown(async () => {
+    for (const storage of storages) await storage.close();
+    await hook.close();
+    await removeRedisKeys(prefix);
+  });
+  const [a, b] = await Promise.all(storages.map((storage) => startGateway(t, {
+    storage,
+    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }],
+    webhooks: { timeoutMs: 1_000, backoffMs: 300, backoffFactor: 1, jitter: 0, retries: 100 },
+    metrics: { token: metricsToken, processMetrics: false, backlogMaxAgeMs: 100 },
+  })));
+  await withStripe(a!);
+  for (const id of ['c1', 'c2', 'c3']) await importConnection(a!, id);
+  const backlog = async (gw: typeof a) => Number(/\nportico_webhook_backlog (\d+)\n/.exec((await scrape(gw!.url)).text)?.[1]);
+  await waitFor(async () => (await backlog(b)) === 3, 'instance b to report the 3 deliveries instance a queued');
+  t.equal(await backlog(a), 3, 'instance a reports the same');
+  up = true;
+  await waitFor(async () => (await backlog(a)) === 0 && (await backlog(b)) === 0, 'the backlog to drain on both', 20_000);
+  t.pass('drained: 0 on both');
+});
+
+t.test('a backlog reading costs at most one read per max age, shared by concurrent scrapes, and never waits long', async (t) => {
+  let reads = 0;
+  let hang = false;
+  const reading = createCachedReading(async () => {
+    reads += 1;
+    if (hang) await new Promise(() => {});
+    return reads;
+  }, { maxAgeMs: 200, timeoutMs: 100 });
+  t.same(await Promise.all(Array.from({ length: 20 }, () => reading())), Array(20).fill(1), '20 concurrent scrapes: one read');
+  t.equal(await reading(), 1, 'a fresh reading is served as is');
+  t.equal(reads, 1);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  hang = true;
+  const started = Date.now();
+  t.equal(await reading(), 1, 'a read that does not answer: the last value');
+  t.ok(Date.now() - started < 1_000, 'after the read deadline');
 });

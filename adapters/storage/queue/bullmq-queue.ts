@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { createQueueConnections } from './bullmq-connections.js';
 import { resolveQueueOptions, type JobHandler, type QueueOptions, type WorkQueue } from '../../../lib/queue/index.js';
 
 export interface BullmqQueueOptions extends QueueOptions {
@@ -17,6 +18,15 @@ interface Carried<T> {
 }
 
 const giveBackDelayMs = 1_000;
+
+/** Longest an enqueue waits for the queue's Redis connection before failing (the caller answers 503). */
+const enqueueWaitMs = 1_000;
+
+/** The worker's pause after a failed fetch while Redis is away. */
+const workerRetryDelayMs = 500;
+
+/** Longest `close()` waits for BullMQ's own close before cutting its connections. */
+const closeGraceMs = 3_000;
 
 // BullMQ ids may not contain ':' nor be integers; a hash also bounds their length.
 const safeId = (text: string) => `j${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
@@ -46,9 +56,11 @@ const slotOf = (job: Job): number | null => {
 export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions): WorkQueue<T> {
   const settings = resolveQueueOptions(options);
   const onError = settings.onError ?? (() => {});
-  const connection = { url: options.url, maxRetriesPerRequest: null };
+  // Owned connections: bounded enqueues while Redis is away, a bounded close after an outage.
+  const connections = createQueueConnections(options.url);
+  const producer = connections.producer();
   const prefix = `${options.prefix}bull`;
-  const queue = new Queue<Carried<T>>(name, { connection, prefix });
+  const queue = new Queue<Carried<T>>(name, { connection: producer, prefix });
   queue.on('error', (error) => onError('queue: redis error', { queue: name, error: error.message }));
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
@@ -78,6 +90,7 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
   return {
     kind: 'bullmq',
     async enqueue(jobs) {
+      await connections.ready(producer, enqueueWaitMs);
       await queue.addBulk(jobs.map((job) => ({
         name,
         data: { id: job.id, data: job.data },
@@ -95,13 +108,20 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
     },
     async start(handler, workerOptions) {
       worker = new Worker<Carried<T>>(name, process(handler), {
-        connection,
+        connection: connections.worker(),
         prefix,
         concurrency: Math.max(1, workerOptions.concurrency),
         lockDuration: settings.visibilityTimeoutMs,
         stalledInterval: settings.visibilityTimeoutMs,
         // A crash-looping process must not make jobs fail: a stalled job is handed out again.
         maxStalledCount: 1_000,
+        // The pause after a failed fetch (Redis away): BullMQ's 15 s would hold close() that long
+        // (the pause is not cut by close) and delay the work after Redis returns.
+        runRetryDelay: workerRetryDelayMs,
+        // The longest blocking wait for a job, in seconds. A wait in flight when Redis went away is
+        // never answered (ioredis keeps it for re-sending), so BullMQ's watchdog, this + 1 s,
+        // ends it: close() after an outage waits that long. BullMQ's 5 s made it 6 s.
+        drainDelay: 1,
         settings: {
           backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
             error instanceof RetryLater ? error.delayMs : settings.errorDelayMs,
@@ -122,10 +142,11 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
     async close() {
       // Stop taking jobs first, then cut the attempts in flight: a job given back while the worker
       // still fetches would be picked up again at once.
-      const closing = worker?.close();
-      abort.abort();
-      await closing;
-      await queue.close();
+      await connections.end(async () => {
+        const closing = Promise.allSettled([worker?.close(), queue.close()]);
+        abort.abort();
+        await closing;
+      }, closeGraceMs);
     },
   };
 }
