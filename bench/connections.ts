@@ -35,7 +35,10 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    'postgres-url': { type: 'string', default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const N = Number(args.n);
@@ -48,23 +51,40 @@ if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.
 const SLICE = N >= 1_000_000 ? 100_000 : Math.max(100, Math.round(N / 10));
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const fmt = (v: number) => Math.round(v).toLocaleString('en-US');
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(base + path, {
-      method, agent, headers: { authorization: `Bearer ${secretKey}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = request(
+      base + path,
+      {
+        method,
+        agent,
+        headers: {
+          authorization: `Bearer ${secretKey}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: no answer in 60 s`)));
     req.on('error', reject);
     req.end(payload);
@@ -72,7 +92,8 @@ function call(base: string, method: string, path: string, body?: unknown, header
 }
 
 const connection = (i: number) => ({
-  provider_config_key: 'crm', connection_id: `conn-${i}`,
+  provider_config_key: 'crm',
+  connection_id: `conn-${i}`,
   credentials: { type: 'API_KEY', apiKey: `sk_live_${i}_${'x'.repeat(24)}` },
   end_user: { id: `user-${i % 50_000}`, email: `person${i}@example.com`, display_name: `Person ${i}` },
   metadata: { plan: i % 3 ? 'pro' : 'free' },
@@ -107,13 +128,33 @@ async function measureAt(base: string, storage: Storage, n: number, size: () => 
   const pick = (i: number) => `conn-${(i * 7919) % n}`;
   const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
   // A page from the middle of the list: the cursor a client would hold there.
-  const middle = await storage.keyv<{ order: number }>('connections').get(`bench\u001fcrm\u001econn-${Math.floor(n / 2)}`);
-  const cursor = encodePositionCursor({ order: middle?.order ?? 0, id: `crm\u001econn-${Math.floor(n / 2)}` }, 'connections');
+  const middle = await storage
+    .keyv<{ order: number }>('connections')
+    .get(`bench\u001fcrm\u001econn-${Math.floor(n / 2)}`);
+  const cursor = encodePositionCursor(
+    { order: middle?.order ?? 0, id: `crm\u001econn-${Math.floor(n / 2)}` },
+    'connections',
+  );
   const deep = await latency(() => expectOk(call(base, 'GET', `/connections?limit=100&cursor=${cursor}`), 'deep list'));
-  const byUser = await latency((i) => expectOk(call(base, 'GET', `/connections?limit=100&end_user_id=user-${i % 50_000}`), 'list by end user'));
-  const get = await latency((i) => expectOk(call(base, 'GET', `/connections/${pick(i)}?provider_config_key=crm`), 'get'));
-  const patch = await latency((i) => expectOk(call(base, 'PATCH', `/connections/${pick(i)}?provider_config_key=crm`, { end_user: { id: `user-${i % 50_000}`, email: `person${i}@example.com` } }), 'patch'));
-  const proxyCall = () => expectOk(call(base, 'GET', '/proxy/items', undefined, { 'provider-config-key': 'api', 'connection-id': 'one' }), 'proxy');
+  const byUser = await latency((i) =>
+    expectOk(call(base, 'GET', `/connections?limit=100&end_user_id=user-${i % 50_000}`), 'list by end user'),
+  );
+  const get = await latency((i) =>
+    expectOk(call(base, 'GET', `/connections/${pick(i)}?provider_config_key=crm`), 'get'),
+  );
+  const patch = await latency((i) =>
+    expectOk(
+      call(base, 'PATCH', `/connections/${pick(i)}?provider_config_key=crm`, {
+        end_user: { id: `user-${i % 50_000}`, email: `person${i}@example.com` },
+      }),
+      'patch',
+    ),
+  );
+  const proxyCall = () =>
+    expectOk(
+      call(base, 'GET', '/proxy/items', undefined, { 'provider-config-key': 'api', 'connection-id': 'one' }),
+      'proxy',
+    );
   const proxyAlone = await latency(proxyCall, SAMPLES * 2);
   let listing = true;
   const listers = Array.from({ length: 4 }, async () => {
@@ -123,21 +164,38 @@ async function measureAt(base: string, storage: Storage, n: number, size: () => 
   listing = false;
   await Promise.all(listers);
   const rss = process.memoryUsage().rss;
-  console.log(`  at ${fmt(n)}: list page of 100 p50 ${ms(first.p50)} p99 ${ms(first.p99)}, from the middle p50 ${ms(deep.p50)} p99 ${ms(deep.p99)}` +
-    ` | by end user p50 ${ms(byUser.p50)} p99 ${ms(byUser.p99)} | GET one p50 ${ms(get.p50)} | PATCH p50 ${ms(patch.p50)}`);
-  console.log(`            proxy p50/p99 alone ${ms(proxyAlone.p50)}/${ms(proxyAlone.p99)}, while 4 list calls run ${ms(proxyBusy.p50)}/${ms(proxyBusy.p99)} | store ${mb(await size())} | RSS ${mb(rss)}`);
+  console.log(
+    `  at ${fmt(n)}: list page of 100 p50 ${ms(first.p50)} p99 ${ms(first.p99)}, from the middle p50 ${ms(deep.p50)} p99 ${ms(deep.p99)}` +
+      ` | by end user p50 ${ms(byUser.p50)} p99 ${ms(byUser.p99)} | GET one p50 ${ms(get.p50)} | PATCH p50 ${ms(patch.p50)}`,
+  );
+  console.log(
+    `            proxy p50/p99 alone ${ms(proxyAlone.p50)}/${ms(proxyAlone.p99)}, while 4 list calls run ${ms(proxyBusy.p50)}/${ms(proxyBusy.p99)} | store ${mb(await size())} | RSS ${mb(rss)}`,
+  );
 }
 
 async function bench(kind: string, storage: Storage, size: () => Promise<number>) {
   console.log(`\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight (rates per ${fmt(SLICE)})`);
   const provider = await fakeProvider();
   const gateway = await createGateway({
-    environments: [{ name: 'bench', secretKey }], storage, encryptionKeys: randomBytes(32).toString('base64'),
-    baseUrl: 'http://127.0.0.1', logger: createLogger({ level: 'silent' }),
-    providers: [{
-      name: 'bench-api', display_name: 'Bench API', logo_url: 'https://example.com/logo.svg', categories: ['test'], auth_mode: 'API_KEY', docs: 'https://example.com/docs',
-      proxy: { base_url: provider.url, credentials: [{ in: 'header', name: 'Authorization', value: 'Bearer ${apiKey}' }] },
-    } as never],
+    environments: [{ name: 'bench', secretKey }],
+    storage,
+    encryptionKeys: randomBytes(32).toString('base64'),
+    baseUrl: 'http://127.0.0.1',
+    logger: createLogger({ level: 'silent' }),
+    providers: [
+      {
+        name: 'bench-api',
+        display_name: 'Bench API',
+        logo_url: 'https://example.com/logo.svg',
+        categories: ['test'],
+        auth_mode: 'API_KEY',
+        docs: 'https://example.com/docs',
+        proxy: {
+          base_url: provider.url,
+          credentials: [{ in: 'header', name: 'Authorization', value: 'Bearer ${apiKey}' }],
+        },
+      } as never,
+    ],
   });
   const server = createServer(gateway.callback());
   server.keepAliveTimeout = 600_000;
@@ -145,7 +203,14 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
   await expectOk(call(base, 'POST', '/integrations', { unique_key: 'api', provider: 'bench-api' }), 'integration');
-  await expectOk(call(base, 'POST', '/connections', { provider_config_key: 'api', connection_id: 'one', credentials: { type: 'API_KEY', apiKey: 'k' } }), 'connection');
+  await expectOk(
+    call(base, 'POST', '/connections', {
+      provider_config_key: 'api',
+      connection_id: 'one',
+      credentials: { type: 'API_KEY', apiKey: 'k' },
+    }),
+    'connection',
+  );
   const rss0 = process.memoryUsage().rss;
   try {
     let next = 0;
@@ -154,37 +219,50 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     const rates: number[] = [];
     const started = performance.now();
     for (const checkpoint of checkpoints) {
-      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < checkpoint) {
-          const i = next++;
-          await expectOk(call(base, 'POST', '/connections', connection(i)), 'import');
-          if (++done % SLICE === 0) {
-            const rate = SLICE / ((performance.now() - sliceStart) / 1000);
-            rates.push(rate);
-            console.log(`  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`);
-            sliceStart = performance.now();
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < checkpoint) {
+            const i = next++;
+            await expectOk(call(base, 'POST', '/connections', connection(i)), 'import');
+            if (++done % SLICE === 0) {
+              const rate = SLICE / ((performance.now() - sliceStart) / 1000);
+              rates.push(rate);
+              console.log(
+                `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`,
+              );
+              sliceStart = performance.now();
+            }
           }
-        }
-      }));
+        }),
+      );
       const paused = performance.now();
       await measureAt(base, storage, checkpoint, size);
       sliceStart += performance.now() - paused;
     }
     const total = N / ((performance.now() - started) / 1000);
-    console.log(`  import through HTTP: ${fmt(rates.length ? rates.reduce((a, b) => a + b) / rates.length : total)}/s mean of slices; slowest slice ${(Math.min(...rates) / (rates[0] ?? 1)).toFixed(2)} × the first`);
+    console.log(
+      `  import through HTTP: ${fmt(rates.length ? rates.reduce((a, b) => a + b) / rates.length : total)}/s mean of slices; slowest slice ${(Math.min(...rates) / (rates[0] ?? 1)).toFixed(2)} × the first`,
+    );
     if (BATCHED > 0) {
       const t0 = performance.now();
       for (let from = 0; from < BATCHED; from += 256) {
-        await Promise.all(Array.from({ length: Math.min(256, BATCHED - from) }, (_, k) => {
-          const { credentials, ...rest } = connection(N + from + k);
-          return gateway.connections.upsert('bench', { ...rest, credentials: credentials as never }, 'import');
-        }));
+        await Promise.all(
+          Array.from({ length: Math.min(256, BATCHED - from) }, (_, k) => {
+            const { credentials, ...rest } = connection(N + from + k);
+            return gateway.connections.upsert('bench', { ...rest, credentials: credentials as never }, 'import');
+          }),
+        );
       }
-      console.log(`  batched through the service (256 at a time): ${fmt(BATCHED / ((performance.now() - t0) / 1000))}/s for ${fmt(BATCHED)} more`);
+      console.log(
+        `  batched through the service (256 at a time): ${fmt(BATCHED / ((performance.now() - t0) / 1000))}/s for ${fmt(BATCHED)} more`,
+      );
     }
     console.log(`  RSS growth over the run: ${mb(process.memoryUsage().rss - rss0)}`);
   } finally {
-    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
     await gateway.close();
     provider.server.close();
   }
@@ -195,7 +273,8 @@ for (const kind of String(args.stores).split(',')) {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     const path = join(dir, 'portico.db');
     const storage = createSqliteStorage({ path });
-    const size = async () => ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+    const size = async () =>
+      ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {
       await bench('SQLite', storage, size);
     } finally {
@@ -214,7 +293,8 @@ for (const kind of String(args.stores).split(',')) {
       await bench('Redis', storage, async () => (await used()) - before);
     } finally {
       await storage.close();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await client.unlink(keys);
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 }))
+        if (keys.length > 0) await client.unlink(keys);
       await client.close();
     }
   } else if (kind === 'postgres') {
@@ -223,9 +303,15 @@ for (const kind of String(args.stores).split(',')) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const storage = createPostgresStorage({ url, schema });
-    const size = async () => Number((await client.query(
-      'SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = $2',
-      [schema, 'r'])).rows[0]?.n ?? 0);
+    const size = async () =>
+      Number(
+        (
+          await client.query(
+            'SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = $2',
+            [schema, 'r'],
+          )
+        ).rows[0]?.n ?? 0,
+      );
     try {
       await bench('PostgreSQL', storage, size);
     } finally {

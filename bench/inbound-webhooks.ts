@@ -20,7 +20,9 @@ import { createMemoryStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 
-const { values: args } = parseArgs({ options: { posts: { type: 'string', default: '20' }, size: { type: 'string', default: '20' } } });
+const { values: args } = parseArgs({
+  options: { posts: { type: 'string', default: '20' }, size: { type: 'string', default: '20' } },
+});
 const POSTS = Number(args.posts);
 const SIZE = Number(args.size) * 1024 * 1024;
 const MB = 1_000_000;
@@ -34,10 +36,19 @@ const gateway = await createGateway({
   baseUrl: 'http://127.0.0.1',
   logger: createLogger({ level: 'silent' }),
 });
-const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 await gateway.integrations.create('dev', {
-  unique_key: 'gh', provider: 'github-app',
-  credentials: { type: 'APP', app_id: '1', app_link: 'https://github.com/apps/bench', private_key: privateKey, webhook_secret: 'bench-secret' },
+  unique_key: 'gh',
+  provider: 'github-app',
+  credentials: {
+    type: 'APP',
+    app_id: '1',
+    app_link: 'https://github.com/apps/bench',
+    private_key: privateKey,
+    webhook_secret: 'bench-secret',
+  },
 });
 const server = (await import('node:http')).createServer(gateway.callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,11 +58,23 @@ const { port } = server.address() as AddressInfo;
 function post(path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
     let status = 0;
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(SIZE), ...headers } }, (res) => {
-      status = res.statusCode ?? 0;
-      res.resume();
-      res.on('end', () => { req.destroy(); resolve(status); });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(SIZE), ...headers },
+      },
+      (res) => {
+        status = res.statusCode ?? 0;
+        res.resume();
+        res.on('end', () => {
+          req.destroy();
+          resolve(status);
+        });
+      },
+    );
     req.on('error', () => resolve(status));
     let sent = 0;
     const write = () => {
@@ -71,20 +94,33 @@ async function measure(label: string, path: string, headers: Record<string, stri
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baseline = rss();
   let peak = baseline;
-  const sampler = setInterval(() => { peak = Math.max(peak, rss()); }, 20);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rss());
+  }, 20);
   const started = performance.now();
   const statuses = await Promise.all(Array.from({ length: POSTS }, () => post(path, headers)));
   clearInterval(sampler);
   peak = Math.max(peak, rss());
-  const counts = Object.entries(statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {}));
+  const counts = Object.entries(
+    statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {}),
+  );
   const growth = (peak - baseline) / MB;
-  console.log(`${label.padEnd(36)} statuses ${counts.map(([s, n]) => `${s}×${n}`).join(' ').padEnd(18)} baseline ${(baseline / MB).toFixed(0)} MB  peak ${(peak / MB).toFixed(0)} MB  growth ${growth.toFixed(1)} MB  ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `${label.padEnd(36)} statuses ${counts
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')
+      .padEnd(
+        18,
+      )} baseline ${(baseline / MB).toFixed(0)} MB  peak ${(peak / MB).toFixed(0)} MB  growth ${growth.toFixed(1)} MB  ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return growth;
 }
 
 console.log(`${POSTS} concurrent posts of ${SIZE / 1024 / 1024} MiB each (node ${process.version})`);
 const growths = [
-  await measure('well-formed but wrong signature', '/webhook/dev/gh', { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }),
+  await measure('well-formed but wrong signature', '/webhook/dev/gh', {
+    'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+  }),
   await measure('no signature header', '/webhook/dev/gh', {}),
   await measure('unknown integration', '/webhook/dev/nope', { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }),
 ];

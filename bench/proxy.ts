@@ -36,7 +36,17 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { duration: 6, slice: 250, warmup: 1, connections: 32, sizes: [1024, 1024 * 1024], upload: false, large: 1024 ** 3, verbose: false, standaloneStore: undefined };
+  const options: Options = {
+    duration: 6,
+    slice: 250,
+    warmup: 1,
+    connections: 32,
+    sizes: [1024, 1024 * 1024],
+    upload: false,
+    large: 1024 ** 3,
+    verbose: false,
+    standaloneStore: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -50,28 +60,59 @@ function parseOptions(argv: string[]): Options {
       return n;
     };
     switch (flag) {
-      case '--duration': options.duration = number(0.5, 120); break;
-      case '--warmup': options.warmup = number(0, 30); break;
-      case '--connections': options.connections = Math.round(number(1, 1024)); break;
-      case '--slice': options.slice = Math.round(number(50, 10_000)); break;
-      case '--large': options.large = Math.round(number(0, 16 * 1024 ** 3)); break;
-      case '--upload': options.upload = true; break;
-      case '--verbose': options.verbose = true; break;
-      case '--standalone-store': { const url = value(); options.standaloneStore = url === 'none' ? null : url; break; }
-      case '--sizes': options.sizes = value().split(',').map((s) => {
-        const n = Number(s);
-        if (!Number.isInteger(n) || n < 0 || n > 64 * 1024 * 1024) throw new Error('--sizes takes byte counts up to 64 MiB, comma-separated');
-        return n;
-      }); break;
-      default: throw new Error(`unknown option ${flag} (see bench/README.md)`);
+      case '--duration':
+        options.duration = number(0.5, 120);
+        break;
+      case '--warmup':
+        options.warmup = number(0, 30);
+        break;
+      case '--connections':
+        options.connections = Math.round(number(1, 1024));
+        break;
+      case '--slice':
+        options.slice = Math.round(number(50, 10_000));
+        break;
+      case '--large':
+        options.large = Math.round(number(0, 16 * 1024 ** 3));
+        break;
+      case '--upload':
+        options.upload = true;
+        break;
+      case '--verbose':
+        options.verbose = true;
+        break;
+      case '--standalone-store': {
+        const url = value();
+        options.standaloneStore = url === 'none' ? null : url;
+        break;
+      }
+      case '--sizes':
+        options.sizes = value()
+          .split(',')
+          .map((s) => {
+            const n = Number(s);
+            if (!Number.isInteger(n) || n < 0 || n > 64 * 1024 * 1024)
+              throw new Error('--sizes takes byte counts up to 64 MiB, comma-separated');
+            return n;
+          });
+        break;
+      default:
+        throw new Error(`unknown option ${flag} (see bench/README.md)`);
     }
   }
   return options;
 }
 
-async function start(file: string, args: string[] = [], execArgv: string[] = []): Promise<{ child: ChildProcess; ready: Record<string, number> }> {
-  const child = fork(new URL(file, import.meta.url), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const [message] = await once(child, 'message') as [{ type: string } & Record<string, number>];
+async function start(
+  file: string,
+  args: string[] = [],
+  execArgv: string[] = [],
+): Promise<{ child: ChildProcess; ready: Record<string, number> }> {
+  const child = fork(new URL(file, import.meta.url), args, {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [message] = (await once(child, 'message')) as [{ type: string } & Record<string, number>];
   if (message.type !== 'ready') throw new Error(`${file} did not start`);
   return { child, ready: message };
 }
@@ -79,18 +120,31 @@ async function start(file: string, args: string[] = [], execArgv: string[] = [])
 const ask = async <T>(child: ChildProcess, type: string, answer: string): Promise<T> => {
   child.send({ type });
   for (;;) {
-    const [message] = await once(child, 'message') as [{ type: string } & T];
+    const [message] = (await once(child, 'message')) as [{ type: string } & T];
     if (message.type === answer) return message;
   }
 };
 
-const sizeLabel = (bytes: number) => bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
-const pad = (text: string, width: number, right = false) => right ? text.padStart(width) : text.padEnd(width);
+const sizeLabel = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
+const pad = (text: string, width: number, right = false) => (right ? text.padStart(width) : text.padEnd(width));
 
-interface Row { size: number; target: Target; rps: number; p50: number; p99: number; errors: number; cpuPerRequest: number | undefined; slices: number[] }
+interface Row {
+  size: number;
+  target: Target;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuPerRequest: number | undefined;
+  slices: number[];
+}
 
 /** What the proxies' process has used so far: CPU microseconds, and its garbage-collection pauses. */
-interface Usage { micros: number; gc: { minor: number; major: number; ms: number } }
+interface Usage {
+  micros: number;
+  gc: { minor: number; major: number; ms: number };
+}
 type CpuClock = (target: Target) => Promise<Usage>;
 
 async function measure(options: Options, list: Target[], size: number, cpu: CpuClock): Promise<Row[]> {
@@ -101,18 +155,24 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
     load: {
       port: target.port,
       path: options.upload ? `${target.prefix}/sink` : `${target.prefix}/bytes?size=${size}`,
-      method: options.upload ? 'POST' as const : 'GET' as const,
+      method: options.upload ? ('POST' as const) : ('GET' as const),
       headers: { ...target.headers, ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
       body,
       connections: options.connections,
     },
-    seconds: 0, requests: 0, errors: 0, cpu: 0, latencies: [] as number[], slices: [] as number[],
+    seconds: 0,
+    requests: 0,
+    errors: 0,
+    cpu: 0,
+    latencies: [] as number[],
+    slices: [] as number[],
   }));
   try {
-    if (options.warmup > 0) for (const { load, client } of loads) await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
+    if (options.warmup > 0)
+      for (const { load, client } of loads) await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
     // Short slices, round robin, the first target moving by one each cycle: a busy spell on a shared
     // machine that outlasts a cycle falls on every target alike instead of on whichever ran then.
-    const cycles = Math.max(1, Math.round(options.duration * 1000 / options.slice));
+    const cycles = Math.max(1, Math.round((options.duration * 1000) / options.slice));
     for (let cycle = 0; cycle < cycles; cycle++) {
       const line: string[] = [];
       for (let i = 0; i < loads.length; i++) {
@@ -127,7 +187,10 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
         entry.cpu += after.micros - before.micros;
         for (const l of result.latencies) entry.latencies.push(l);
         if (options.verbose) {
-          const perRequest = entry.target.name === 'direct' || result.requests === 0 ? '' : ` ${((after.micros - before.micros) / result.requests).toFixed(0)} µs`;
+          const perRequest =
+            entry.target.name === 'direct' || result.requests === 0
+              ? ''
+              : ` ${((after.micros - before.micros) / result.requests).toFixed(0)} µs`;
           const gc = after.gc.major > before.gc.major ? ` (${after.gc.major - before.gc.major} major GC)` : '';
           line.push(`${entry.target.name} ${Math.round(result.requests / result.seconds)}/s${perRequest}${gc}`);
         }
@@ -140,7 +203,13 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
   return loads.map((entry) => {
     const sorted = entry.latencies.sort((a, b) => a - b);
     return {
-      size, target: entry.target, rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), errors: entry.errors, slices: entry.slices,
+      size,
+      target: entry.target,
+      rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      errors: entry.errors,
+      slices: entry.slices,
       // The direct calls do not touch the proxies' process.
       cpuPerRequest: entry.target.name === 'direct' || entry.requests === 0 ? undefined : entry.cpu / entry.requests,
     };
@@ -149,35 +218,58 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
 
 /** How noisy the run was: the ratio cycle by cycle (each target's slice against the bare forwarder's in the same cycle). */
 function spread(slices: number[], bare: number[]): string {
-  const ratios = slices.map((rps, i) => rps / (bare[i] ?? Number.NaN)).filter(Number.isFinite).sort((a, b) => a - b);
+  const ratios = slices
+    .map((rps, i) => rps / (bare[i] ?? Number.NaN))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   if (ratios.length < 4) return '';
   const pct = (p: number) => `${(percentile(ratios, p) * 100).toFixed(0)}%`;
   return `; cycle by cycle: median ${pct(0.5)}, middle half ${pct(0.25)}–${pct(0.75)}`;
 }
 
 function printTable(rows: Row[]) {
-  console.log(`\n${pad('body', 9)} ${pad('target', 38)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`);
+  console.log(
+    `\n${pad('body', 9)} ${pad('target', 38)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`,
+  );
   for (const row of rows) {
     const bare = rows.find((r) => r.size === row.size && r.target.name === 'bare');
     const ratio = bare && bare.rps > 0 ? (row.rps / bare.rps).toFixed(2) : '-';
     const cpu = row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(0);
-    const cpuRatio = row.cpuPerRequest !== undefined && bare?.cpuPerRequest ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2) : '-';
-    console.log(`${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 38)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`);
+    const cpuRatio =
+      row.cpuPerRequest !== undefined && bare?.cpuPerRequest
+        ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2)
+        : '-';
+    console.log(
+      `${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 38)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`,
+    );
   }
 }
 
 async function main() {
   const options = parseOptions(process.argv.slice(2));
-  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
-  console.log(`Machine: ${cpus().length} CPU(s), load average ${load()} (other work on the machine skews req/s; CPU µs/req is steadier).`);
-  console.log(`Portico proxy bench: ${options.duration} s per target in ${options.slice} ms turns (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`);
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
+  console.log(
+    `Machine: ${cpus().length} CPU(s), load average ${load()} (other work on the machine skews req/s; CPU µs/req is steadier).`,
+  );
+  console.log(
+    `Portico proxy bench: ${options.duration} s per target in ${options.slice} ms turns (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`,
+  );
   // The upstream shares this process with the load generator: the proxies get the other core.
   const upstream = await startUpstream();
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
-  const standalone = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+  const standalone =
+    options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
   const proxies2 = standalone ? await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']) : undefined;
   // The same server with metrics on (its own store): the metrics' cost in the default configuration.
-  const withMetrics = options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore, { SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef' });
+  const withMetrics =
+    options.standaloneStore === null
+      ? undefined
+      : await startStandalone(upstream.port, options.standaloneStore, {
+          SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
+        });
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
@@ -188,18 +280,23 @@ async function main() {
   };
   try {
     const ports: Ports = {
-      upstream: upstream.port, bare: proxies.ready.barePort as number, portico: proxies.ready.porticoPort as number,
-      logged: proxies.ready.loggedPort as number, standalone: standalone?.port, bare2: proxies2?.ready.barePort,
+      upstream: upstream.port,
+      bare: proxies.ready.barePort as number,
+      portico: proxies.ready.porticoPort as number,
+      logged: proxies.ready.loggedPort as number,
+      standalone: standalone?.port,
+      bare2: proxies2?.ready.barePort,
       metrics: withMetrics?.port,
     };
     const list = targets(ports);
     const rows: Row[] = [];
     const noGc = { minor: 0, major: 0, ms: 0 };
     const servers = { standalone, metrics: withMetrics };
-    const cpu: CpuClock = async (target) => target.process === 'standalone' || target.process === 'metrics'
-      ? { micros: servers[target.process]?.cpuMicros() ?? Number.NaN, gc: noGc }
-      : ask<Usage>((target.process === 'proxies-2' ? proxies2 ?? proxies : proxies).child, 'cpu', 'cpu');
-    for (const size of options.sizes) rows.push(...await measure(options, list, size, cpu));
+    const cpu: CpuClock = async (target) =>
+      target.process === 'standalone' || target.process === 'metrics'
+        ? { micros: servers[target.process]?.cpuMicros() ?? Number.NaN, gc: noGc }
+        : ask<Usage>((target.process === 'proxies-2' ? (proxies2 ?? proxies) : proxies).child, 'cpu', 'cpu');
+    for (const size of options.sizes) rows.push(...(await measure(options, list, size, cpu)));
     printTable(rows);
 
     const verdicts: string[] = [];
@@ -209,19 +306,29 @@ async function main() {
       for (const row of rows.filter((r) => r.size === size && r.target.name.startsWith('portico'))) {
         const ratio = bare ? row.rps / bare.rps : 0;
         // Another process than the bare forwarder's: its placement counts too, so both bares are shown.
-        const second = row.target.process === 'standalone' && bare2 ? `; ${(row.rps / bare2.rps * 100).toFixed(0)}% of the 2nd process's` : '';
-        verdicts.push(`${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${second}${bare ? spread(row.slices, bare.slices) : ''}`);
+        const second =
+          row.target.process === 'standalone' && bare2
+            ? `; ${((row.rps / bare2.rps) * 100).toFixed(0)}% of the 2nd process's`
+            : '';
+        verdicts.push(
+          `${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${second}${bare ? spread(row.slices, bare.slices) : ''}`,
+        );
       }
     }
     if (options.large > 0) {
       const apiKey = list.find((t) => t.name === 'portico-silent-api-key') as Target;
-      for (const [direction, transfer] of [['upload', upload], ['download', download]] as const) {
+      for (const [direction, transfer] of [
+        ['upload', upload],
+        ['download', download],
+      ] as const) {
         await ask(proxies.child, 'rss-start', 'rss-started');
         const result = await transfer(apiKey, options.large);
         const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');
         const grown = (rss.peak - rss.baseline) / 1024 / 1024;
         const speed = options.large / 1024 / 1024 / result.seconds;
-        verdicts.push(`${result.ok && grown < 64 ? 'PASS' : 'FAIL'}  ${sizeLabel(options.large)} ${direction} through Portico: ${result.ok ? 'intact' : 'NOT INTACT'}, ${speed.toFixed(0)} MiB/s, gateway RSS grew ${grown.toFixed(1)} MiB (target < 64 MiB)`);
+        verdicts.push(
+          `${result.ok && grown < 64 ? 'PASS' : 'FAIL'}  ${sizeLabel(options.large)} ${direction} through Portico: ${result.ok ? 'intact' : 'NOT INTACT'}, ${speed.toFixed(0)} MiB/s, gateway RSS grew ${grown.toFixed(1)} MiB (target < 64 MiB)`,
+        );
       }
     }
     console.log(`\n${verdicts.join('\n')}`);

@@ -31,7 +31,10 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '300' },
     'churn-rounds': { type: 'string', default: '10' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    'postgres-url': { type: 'string', default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const N = Number(args.records);
@@ -44,7 +47,8 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const perSecond = (count: number, ms: number) => Math.round(count / (ms / 1000)).toLocaleString('en-US');
 const rate = (count: number, ms: number, cpuMs?: number) =>
   `${perSecond(count, ms)} records/s${cpuMs === undefined ? '' : ` (${perSecond(count, cpuMs)} per CPU-second of this process)`}`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 /** A CRM-contact-like record, about 250 bytes of JSON. */
@@ -84,33 +88,52 @@ async function latency(label: string, run: (i: number) => Promise<unknown>): Pro
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  console.log(`  ${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms (${SAMPLES} samples)`);
+  console.log(
+    `  ${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms (${SAMPLES} samples)`,
+  );
 }
 
 async function bench(kind: string, storage: Storage): Promise<void> {
   console.log(`\n${kind} store, ${N.toLocaleString('en-US')} records, batches of ${BATCH.toLocaleString('en-US')}`);
   const baseline = heapAfterGc();
   const gateway = await createGateway({
-    environments: [{ name: 'bench', secretKey }], storage, encryptionKeys: randomBytes(32).toString('base64'),
-    baseUrl: 'http://127.0.0.1', logger: createLogger({ level: 'silent' }),
+    environments: [{ name: 'bench', secretKey }],
+    storage,
+    encryptionKeys: randomBytes(32).toString('base64'),
+    baseUrl: 'http://127.0.0.1',
+    logger: createLogger({ level: 'silent' }),
   });
   const server = createServer(gateway.callback());
   // The HTTP phase starts after a long ingest: keep the client's idle connection open until then.
   server.keepAliveTimeout = 600_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => fetch(url + path, {
-    method, headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', ...headers }, ...(body ? { body: JSON.stringify(body) } : {}),
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', ...headers },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  await call('POST', '/integrations', {
+    unique_key: 'crm',
+    provider: 'hubspot',
+    credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret-123456' },
   });
-  await call('POST', '/integrations', { unique_key: 'crm', provider: 'hubspot', credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret-123456' } });
-  await call('POST', '/connections', { provider_config_key: 'crm', connection_id: 'acme', credentials: { type: 'OAUTH2', access_token: 'token' } });
+  await call('POST', '/connections', {
+    provider_config_key: 'crm',
+    connection_id: 'acme',
+    credentials: { type: 'OAUTH2', access_token: 'token' },
+  });
   const ref: StreamRef = { environment: 'bench', providerConfigKey: 'crm', connectionId: 'acme', model: 'Contact' };
   const { records } = gateway;
 
   try {
     const [, ingestMs, ingestCpu] = await timed(async () => {
       for (let from = 0; from < N; from += BATCH) {
-        await records.saveBatch(ref, Array.from({ length: Math.min(BATCH, N - from) }, (_, k) => record(from + k)));
+        await records.saveBatch(
+          ref,
+          Array.from({ length: Math.min(BATCH, N - from) }, (_, k) => record(from + k)),
+        );
       }
     });
     console.log(`  ingest: ${rate(N, ingestMs, ingestCpu)}`);
@@ -130,14 +153,21 @@ async function bench(kind: string, storage: Storage): Promise<void> {
         cursors.push(cursor);
       }
     });
-    console.log(`  page through all (limit 1000): ${rate(read.count, pageMs, pageCpu)} (${read.count.toLocaleString('en-US')} records)`);
+    console.log(
+      `  page through all (limit 1000): ${rate(read.count, pageMs, pageCpu)} (${read.count.toLocaleString('en-US')} records)`,
+    );
 
     const pick = (i: number) => cursors[(i * 7919) % cursors.length];
     await latency('page of 100, store API', (i) => records.list(ref, { limit: 100, cursor: pick(i) }));
     const headers = { 'connection-id': 'acme', 'provider-config-key': 'crm' };
     await latency('page of 100, GET /records over HTTP', async (i) => {
       const cursor = pick(i);
-      const res = await call('GET', `/records?model=Contact&limit=100${cursor ? `&cursor=${cursor}` : ''}`, undefined, headers);
+      const res = await call(
+        'GET',
+        `/records?model=Contact&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        undefined,
+        headers,
+      );
       if (res.status !== 200) throw new Error(`GET /records answered ${res.status}`);
       await res.arrayBuffer();
     });
@@ -148,12 +178,18 @@ async function bench(kind: string, storage: Storage): Promise<void> {
       let counts = { added: 0, updated: 0, unchanged: 0 };
       for (let from = 0; from < changed.length; from += BATCH) {
         const part = await records.saveBatch(ref, changed.slice(from, from + BATCH));
-        counts = { added: counts.added + part.added, updated: counts.updated + part.updated, unchanged: counts.unchanged + part.unchanged };
+        counts = {
+          added: counts.added + part.added,
+          updated: counts.updated + part.updated,
+          unchanged: counts.unchanged + part.unchanged,
+        };
       }
       return counts;
     };
     const [counts, resaveMs, resaveCpu] = await timed(() => churn(2));
-    console.log(`  re-save 10% changed: ${rate(N / 10, resaveMs, resaveCpu)} (updated ${counts.updated.toLocaleString('en-US')})`);
+    console.log(
+      `  re-save 10% changed: ${rate(N / 10, resaveMs, resaveCpu)} (updated ${counts.updated.toLocaleString('en-US')})`,
+    );
     const [changes, changesMs, changesCpu] = await timed(async () => {
       let count = 0;
       let cursor = read.last;
@@ -165,16 +201,22 @@ async function bench(kind: string, storage: Storage): Promise<void> {
         cursor = result.page.next_cursor;
       }
     });
-    console.log(`  read the changes by cursor: ${rate(changes, changesMs, changesCpu)} (${changes.toLocaleString('en-US')} records)`);
+    console.log(
+      `  read the changes by cursor: ${rate(changes, changesMs, changesCpu)} (${changes.toLocaleString('en-US')} records)`,
+    );
 
     if (kind === 'memory') {
       for (let round = 3; round < 2 + CHURN_ROUNDS; round++) await churn(round);
       await records.compact(ref);
       const stats = await records.stats(ref);
       const afterChurn = heapAfterGc();
-      console.log(`  log after ${CHURN_ROUNDS} rounds of 10% churn and compaction: ${stats.logEntries.toLocaleString('en-US')} entries for ${stats.records.toLocaleString('en-US')} records`);
+      console.log(
+        `  log after ${CHURN_ROUNDS} rounds of 10% churn and compaction: ${stats.logEntries.toLocaleString('en-US')} entries for ${stats.records.toLocaleString('en-US')} records`,
+      );
       if (baseline !== undefined && afterIngest !== undefined && afterChurn !== undefined) {
-        console.log(`  heap used by the store: ${mb(afterIngest - baseline)} after ingest, ${mb(afterChurn - baseline)} after churn`);
+        console.log(
+          `  heap used by the store: ${mb(afterIngest - baseline)} after ingest, ${mb(afterChurn - baseline)} after churn`,
+        );
       } else {
         console.log('  (run with node --expose-gc for the memory figures)');
       }

@@ -40,26 +40,56 @@ const definePath = fileURLToPath(new URL('../lib/scripts/define/index.js', impor
 const script = (name: string, body: string) => {
   const file = join(dir, `${name}.mjs`);
   const source = `import { z } from 'zod';\nimport { createAction, createSync } from ${JSON.stringify(definePath)};\n${body}\n`;
-  const built = buildSync({ stdin: { contents: source, resolveDir: fileURLToPath(new URL('.', import.meta.url)) }, bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'silent' });
+  const built = buildSync({
+    stdin: { contents: source, resolveDir: fileURLToPath(new URL('.', import.meta.url)) },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    logLevel: 'silent',
+  });
   writeFileSync(file, built.outputFiles[0]?.text ?? '');
   return pathToFileURL(file).href;
 };
-const echo = script('echo', `export default createAction({ input: z.object({ v: z.number() }), output: z.object({ v: z.number() }), exec: async (s, input) => input });`);
-const bulk = script('bulk', `export default createSync({ frequency: 'every day', autoStart: false, models: { Item: z.object({ id: z.string(), n: z.number() }) },
-  exec: async (s) => { for (let b = 0; b < 100; b++) await s.batchSave(Array.from({ length: 100 }, (_, i) => ({ id: b + '-' + i, n: i })), 'Item'); } });`);
-const spin = script('spin', `export default createAction({ input: z.object({}), output: z.object({}), exec: async () => { for (;;) {} } });`);
+const echo = script(
+  'echo',
+  `export default createAction({ input: z.object({ v: z.number() }), output: z.object({ v: z.number() }), exec: async (s, input) => input });`,
+);
+const bulk = script(
+  'bulk',
+  `export default createSync({ frequency: 'every day', autoStart: false, models: { Item: z.object({ id: z.string(), n: z.number() }) },
+  exec: async (s) => { for (let b = 0; b < 100; b++) await s.batchSave(Array.from({ length: 100 }, (_, i) => ({ id: b + '-' + i, n: i })), 'Item'); } });`,
+);
+const spin = script(
+  'spin',
+  `export default createAction({ input: z.object({}), output: z.object({}), exec: async () => { for (;;) {} } });`,
+);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function poolRuns(maxTasksPerWorker: number, runs: number): Promise<number> {
   const pool = createWorkerPool({ size: 1, heapMb: 128, maxTasksPerWorker, readable: [`${dir}/`] });
-  const context = { runId: 'r', environment: 'dev', providerConfigKey: 'p', connectionId: 'c', provider: 'x', baseUrl: 'http://127.0.0.1:1', paginate: null };
+  const context = {
+    runId: 'r',
+    environment: 'dev',
+    providerConfigKey: 'p',
+    connectionId: 'c',
+    provider: 'x',
+    baseUrl: 'http://127.0.0.1:1',
+    paginate: null,
+  };
   const handlers = { onCall: async () => null, onLog: () => {} };
   await pool.run(echo, { type: 'inspect' }, handlers, 30_000);
   const started = performance.now();
   for (let i = 0; i < runs; i++) {
-    const outcome = await pool.run(echo, { type: 'action', context, input: { v: i }, outputLimitBytes: 1 << 21 }, handlers, 30_000);
+    const outcome = await pool.run(
+      echo,
+      { type: 'action', context, input: { v: i }, outputLimitBytes: 1 << 21 },
+      handlers,
+      30_000,
+    );
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
   }
   const perRun = (performance.now() - started) / runs;
@@ -67,12 +97,22 @@ async function poolRuns(maxTasksPerWorker: number, runs: number): Promise<number
   return perRun;
 }
 
-function call(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<number> {
+function call(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { authorization: `Bearer ${secretKey}`, ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { authorization: `Bearer ${secretKey}`, ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -82,18 +122,26 @@ async function throughput(agent: Agent, port: number): Promise<number> {
   let next = 0;
   let failed = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < REQUESTS) {
-      next++;
-      const status = await call(agent, port, 'GET', `/proxy/ping/${next}`, { 'provider-config-key': 'fake', 'connection-id': 'c1' });
-      if (status !== 200) failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < REQUESTS) {
+        next++;
+        const status = await call(agent, port, 'GET', `/proxy/ping/${next}`, {
+          'provider-config-key': 'fake',
+          'connection-id': 'c1',
+        });
+        if (status !== 200) failed++;
+      }
+    }),
+  );
   if (failed > 0) throw new Error(`${failed} proxied calls failed`);
   return REQUESTS / ((performance.now() - started) / 1000);
 }
 
-const provider = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{"pong":true}'); });
+const provider = createServer((_req, res) => {
+  res.setHeader('content-type', 'application/json');
+  res.end('{"pong":true}');
+});
 await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
 const providerPort = (provider.address() as AddressInfo).port;
 const storage = createMemoryStorage();
@@ -103,8 +151,27 @@ const gateway = await createGateway({
   encryptionKeys: Buffer.alloc(32, 7).toString('base64'),
   baseUrl: 'http://127.0.0.1',
   logger: createLogger({ level: 'silent' }),
-  providers: [{ name: 'fake-api', display_name: 'Fake', logo_url: 'https://example.com/l.svg', categories: ['test'], auth_mode: 'API_KEY', docs: 'https://example.com', proxy: { base_url: `http://127.0.0.1:${providerPort}` } }],
-  scripts: { workers: 2, nice: Number(args.nice), actionTimeoutMs: 600_000, modules: [{ file: echo, integrations: ['fake'] }, { file: spin, integrations: ['fake'] }, { file: bulk, integrations: ['fake'] }] },
+  providers: [
+    {
+      name: 'fake-api',
+      display_name: 'Fake',
+      logo_url: 'https://example.com/l.svg',
+      categories: ['test'],
+      auth_mode: 'API_KEY',
+      docs: 'https://example.com',
+      proxy: { base_url: `http://127.0.0.1:${providerPort}` },
+    },
+  ],
+  scripts: {
+    workers: 2,
+    nice: Number(args.nice),
+    actionTimeoutMs: 600_000,
+    modules: [
+      { file: echo, integrations: ['fake'] },
+      { file: spin, integrations: ['fake'] },
+      { file: bulk, integrations: ['fake'] },
+    ],
+  },
 });
 const server = createServer(gateway.callback());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -112,9 +179,18 @@ const port = (server.address() as AddressInfo).port;
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const json = { 'content-type': 'application/json' };
 await call(agent, port, 'POST', '/integrations', json, JSON.stringify({ unique_key: 'fake', provider: 'fake-api' }));
-await call(agent, port, 'POST', '/connections', json, JSON.stringify({ provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } }));
+await call(
+  agent,
+  port,
+  'POST',
+  '/connections',
+  json,
+  JSON.stringify({ provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } }),
+);
 
-console.log(`node ${process.version}, ${RUNS} runs, ${REQUESTS} proxied calls at concurrency ${CONCURRENCY}, script threads at nice ${args.nice}`);
+console.log(
+  `node ${process.version}, ${RUNS} runs, ${REQUESTS} proxied calls at concurrency ${CONCURRENCY}, script threads at nice ${args.nice}`,
+);
 console.log(`pool, warm script runtime:      ${ms(await poolRuns(200, RUNS))} per action run`);
 console.log(`a new runtime per run:           ${ms(await poolRuns(1, Math.min(RUNS, 50)))} per action run`);
 
@@ -122,17 +198,33 @@ const latencies: number[] = [];
 const actionHeaders = { ...json, 'provider-config-key': 'fake', 'connection-id': 'c1' };
 for (let i = 0; i < RUNS; i++) {
   const started = performance.now();
-  const status = await call(agent, port, 'POST', '/action/trigger', actionHeaders, JSON.stringify({ action_name: 'echo', input: { v: i } }));
+  const status = await call(
+    agent,
+    port,
+    'POST',
+    '/action/trigger',
+    actionHeaders,
+    JSON.stringify({ action_name: 'echo', input: { v: i } }),
+  );
   if (status !== 200) throw new Error(`action answered ${status}`);
   latencies.push(performance.now() - started);
 }
 latencies.sort((a, b) => a - b);
-console.log(`POST /action/trigger (echo):     p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(percentile(latencies, 0.99))}`);
+console.log(
+  `POST /action/trigger (echo):     p50 ${ms(percentile(latencies, 0.5))}, p99 ${ms(percentile(latencies, 0.99))}`,
+);
 
 const syncRates: number[] = [];
 for (let i = 0; i < 5; i++) {
   const started = performance.now();
-  const outcome = await gateway.scripts.runSyncNow({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', sync: 'bulk', mode: 'full', trigger: 'api' });
+  const outcome = await gateway.scripts.runSyncNow({
+    environment: 'dev',
+    providerConfigKey: 'fake',
+    connectionId: 'c1',
+    sync: 'bulk',
+    mode: 'full',
+    trigger: 'api',
+  });
   if (outcome.status !== 'success') throw new Error(`sync: ${JSON.stringify(outcome)}`);
   syncRates.push(10_000 / ((performance.now() - started) / 1000));
 }
@@ -142,14 +234,32 @@ console.log(`sync, 100 batches of 100 records: median ${(syncRates[2] ?? NaN).to
 await throughput(agent, port); // warm-up
 const idle = await throughput(agent, port);
 console.log(`proxy, no script running:        ${idle.toFixed(0)} req/s`);
-await call(agent, port, 'POST', '/action/trigger', { ...actionHeaders, 'x-async': 'true' }, JSON.stringify({ action_name: 'spin', input: {} }));
+await call(
+  agent,
+  port,
+  'POST',
+  '/action/trigger',
+  { ...actionHeaders, 'x-async': 'true' },
+  JSON.stringify({ action_name: 'spin', input: {} }),
+);
 await new Promise((resolve) => setTimeout(resolve, 500));
 const oneSpinning = await throughput(agent, port);
-console.log(`proxy, one script spinning:      ${oneSpinning.toFixed(0)} req/s (${((oneSpinning / idle) * 100).toFixed(0)}%)`);
-await call(agent, port, 'POST', '/action/trigger', { ...actionHeaders, 'x-async': 'true' }, JSON.stringify({ action_name: 'spin', input: {} }));
+console.log(
+  `proxy, one script spinning:      ${oneSpinning.toFixed(0)} req/s (${((oneSpinning / idle) * 100).toFixed(0)}%)`,
+);
+await call(
+  agent,
+  port,
+  'POST',
+  '/action/trigger',
+  { ...actionHeaders, 'x-async': 'true' },
+  JSON.stringify({ action_name: 'spin', input: {} }),
+);
 await new Promise((resolve) => setTimeout(resolve, 500));
 const twoSpinning = await throughput(agent, port);
-console.log(`proxy, two scripts spinning:     ${twoSpinning.toFixed(0)} req/s (${((twoSpinning / idle) * 100).toFixed(0)}%)`);
+console.log(
+  `proxy, two scripts spinning:     ${twoSpinning.toFixed(0)} req/s (${((twoSpinning / idle) * 100).toFixed(0)}%)`,
+);
 
 agent.destroy();
 await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -53,13 +53,21 @@ async function startReceiver() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    until: (n: number) => new Promise<void>((resolve) => {
-      target = n;
-      done = resolve;
-      if (count >= n) resolve();
-    }),
-    reset: () => { count = 0; target = Infinity; },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    until: (n: number) =>
+      new Promise<void>((resolve) => {
+        target = n;
+        done = resolve;
+        if (count >= n) resolve();
+      }),
+    reset: () => {
+      count = 0;
+      target = Infinity;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -67,7 +75,10 @@ async function openStore(kind: string): Promise<{ storage: Storage; cleanup: () 
   if (kind === 'memory') return { storage: createMemoryStorage(), cleanup: async () => {} };
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-    return { storage: createSqliteStorage({ path: join(dir, 'bench.db') }), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      storage: createSqliteStorage({ path: join(dir, 'bench.db') }),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   if (kind === 'redis') {
     const prefix = `portico-bench:${randomUUID()}:`;
@@ -82,7 +93,8 @@ async function openStore(kind: string): Promise<{ storage: Storage; cleanup: () 
     return {
       storage: createRedisStorage({ url: args['redis-url'], prefix }),
       cleanup: async () => {
-        for await (const keys of probe.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await probe.unlink(keys);
+        for await (const keys of probe.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 }))
+          if (keys.length > 0) await probe.unlink(keys);
         await probe.close();
       },
     };
@@ -95,7 +107,14 @@ async function run(kind: string) {
   if (!opened) return undefined;
   const receiver = await startReceiver();
   const gateway = await createGateway({
-    environments: [{ name: 'dev', secretKey: 'sk_bench_0123456789abcdef', webhookUrl: receiver.url, webhookSigningKey: 'whsk_bench_0123456789abcdef' }],
+    environments: [
+      {
+        name: 'dev',
+        secretKey: 'sk_bench_0123456789abcdef',
+        webhookUrl: receiver.url,
+        webhookSigningKey: 'whsk_bench_0123456789abcdef',
+      },
+    ],
     storage: opened.storage,
     encryptionKeys: randomBytes(32).toString('base64'),
     baseUrl: 'http://127.0.0.1',
@@ -103,8 +122,16 @@ async function run(kind: string) {
     webhooks: { concurrency: CONCURRENCY },
   });
   const event = (i: number) => ({
-    type: 'sync' as const, connection_id: `conn-${i % 100}`, provider_config_key: 'bench', provider: 'bench', sync_name: 'contacts', model: 'Contact',
-    success: true, results: { added: i, updated: 0, deleted: 0 }, started_at: new Date().toISOString(), finished_at: new Date().toISOString(),
+    type: 'sync' as const,
+    connection_id: `conn-${i % 100}`,
+    provider_config_key: 'bench',
+    provider: 'bench',
+    sync_name: 'contacts',
+    model: 'Contact',
+    success: true,
+    results: { added: i, updated: 0, deleted: 0 },
+    started_at: new Date().toISOString(),
+    finished_at: new Date().toISOString(),
   });
   // Warm-up: connections, JIT, the signing key.
   for (let i = 0; i < 50; i++) await gateway.webhooks.send('dev', event(i));
@@ -114,9 +141,11 @@ async function run(kind: string) {
   const started = performance.now();
   const arrived = receiver.until(N);
   let next = 0;
-  await Promise.all(Array.from({ length: SENDERS }, async () => {
-    while (next < N) await gateway.webhooks.send('dev', event(next++));
-  }));
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      while (next < N) await gateway.webhooks.send('dev', event(next++));
+    }),
+  );
   const accepted = performance.now() - started;
   await arrived;
   const delivered = performance.now() - started;
@@ -125,15 +154,29 @@ async function run(kind: string) {
   await receiver.close();
   await opened.storage.close();
   await opened.cleanup();
-  return { store: kind, queue: gateway.webhooks.queueKind, events: N, acceptPerSec: Math.round(N / (accepted / 1000)), deliveredPerSec: Math.round(N / (delivered / 1000)), totalMs: Math.round(delivered) };
+  return {
+    store: kind,
+    queue: gateway.webhooks.queueKind,
+    events: N,
+    acceptPerSec: Math.round(N / (accepted / 1000)),
+    deliveredPerSec: Math.round(N / (delivered / 1000)),
+    totalMs: Math.round(delivered),
+  };
 }
 
-console.log(`webhook delivery: ${N} events, ${SENDERS} concurrent senders, ${CONCURRENCY} attempts in flight, receiver on 127.0.0.1 (node ${process.version})`);
+console.log(
+  `webhook delivery: ${N} events, ${SENDERS} concurrent senders, ${CONCURRENCY} attempts in flight, receiver on 127.0.0.1 (node ${process.version})`,
+);
 const rows = [];
-for (const kind of args.stores.split(',').map((s) => s.trim()).filter(Boolean)) {
+for (const kind of args.stores
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)) {
   const row = await run(kind);
   if (row) {
     rows.push(row);
-    console.log(`${row.store.padEnd(7)} queue=${row.queue.padEnd(7)} accepted ${String(row.acceptPerSec).padStart(6)} events/s   delivered ${String(row.deliveredPerSec).padStart(6)} events/s   (${row.totalMs} ms for all)`);
+    console.log(
+      `${row.store.padEnd(7)} queue=${row.queue.padEnd(7)} accepted ${String(row.acceptPerSec).padStart(6)} events/s   delivered ${String(row.deliveredPerSec).padStart(6)} events/s   (${row.totalMs} ms for all)`,
+    );
   }
 }

@@ -14,7 +14,11 @@ export const defaultCloseTimeoutMs = 5_000;
  * (a queue client still reconnecting to a Redis that is gone) is logged and left behind, so
  * closing the gateway always ends. A part that fails is logged too; the others still close.
  */
-export async function closeParts(closers: readonly Closer[], logger: Logger, timeoutMs = defaultCloseTimeoutMs): Promise<void> {
+export async function closeParts(
+  closers: readonly Closer[],
+  logger: Logger,
+  timeoutMs = defaultCloseTimeoutMs,
+): Promise<void> {
   for (const closer of [...closers].reverse()) {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
@@ -23,9 +27,13 @@ export async function closeParts(closers: readonly Closer[], logger: Logger, tim
     });
     try {
       const outcome = await Promise.race([closer.close().then(() => 'closed' as const), late]);
-      if (outcome === 'late') logger.warn('gateway close: a part did not stop in time', { part: closer.name, timeout_ms: timeoutMs });
+      if (outcome === 'late')
+        logger.warn('gateway close: a part did not stop in time', { part: closer.name, timeout_ms: timeoutMs });
     } catch (error) {
-      logger.error('gateway close: a part failed to stop', { part: closer.name, error: error instanceof Error ? error.message : String(error) });
+      logger.error('gateway close: a part failed to stop', {
+        part: closer.name,
+        error: error instanceof Error ? error.message : String(error),
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -138,11 +138,16 @@ export function errorBody(code: string, message: string, details?: Record<string
 /** Koa's own errors (body parser limits, http-errors thrown by the router) mapped onto our codes. */
 function fromHttpError(err: { status?: number; expose?: boolean; message?: string }): GatewayError | undefined {
   switch (err.status) {
-    case 404: return new GatewayError('unknown_route', 'No such route.');
-    case 405: return new GatewayError('method_not_allowed', 'Method not allowed on this route.');
-    case 413: return new GatewayError('payload_too_large', 'The request body is too large.');
-    case 415: return new GatewayError('unsupported_media_type', 'Unsupported content type.');
-    default: return undefined;
+    case 404:
+      return new GatewayError('unknown_route', 'No such route.');
+    case 405:
+      return new GatewayError('method_not_allowed', 'Method not allowed on this route.');
+    case 413:
+      return new GatewayError('payload_too_large', 'The request body is too large.');
+    case 415:
+      return new GatewayError('unsupported_media_type', 'Unsupported content type.');
+    default:
+      return undefined;
   }
 }
 

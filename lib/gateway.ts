@@ -5,7 +5,12 @@ import { createConnectionRoutes, createConnectionService, createRemovedConnectio
 import { createCipher, parseEncryptionKeys } from './crypto/index.js';
 import { createCredentialResolver } from './credentials/index.js';
 import { resealAll, type ResealProgress } from './keys/index.js';
-import { createAuthenticate, createKeyMatcher, createSecretKeyAuth, validateEnvironments } from './environments/index.js';
+import {
+  createAuthenticate,
+  createKeyMatcher,
+  createSecretKeyAuth,
+  validateEnvironments,
+} from './environments/index.js';
 import { closeParts, type Closer } from './close-parts.js';
 import { fail } from './errors.js';
 import { createEventBus } from './events/index.js';
@@ -17,7 +22,13 @@ import type { RouteSpec } from './http/route-spec.js';
 import { routeTable } from './http/route-table.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
 import { createOpenApiRoutes } from './openapi/index.js';
-import { createBrandIcons, createCatalog, createLogoRoutes, createLogos, createProviderRoutes } from './providers/index.js';
+import {
+  createBrandIcons,
+  createCatalog,
+  createLogoRoutes,
+  createLogos,
+  createProviderRoutes,
+} from './providers/index.js';
 import { createProxy } from './proxy/index.js';
 import { createRecordRoutes, createRecordStore } from './records/index.js';
 import { createGatewayHost, createScriptHooks, createScripts } from './scripts/index.js';
@@ -38,7 +49,8 @@ export type Gateway = Awaited<ReturnType<typeof createGateway>>;
  */
 export async function createGateway(options: GatewayOptions) {
   const problems = validateEnvironments(options.environments);
-  if (options.metrics?.token !== undefined && options.metrics.token.length < 16) problems.push('metrics.token: must be at least 16 characters');
+  if (options.metrics?.token !== undefined && options.metrics.token.length < 16)
+    problems.push('metrics.token: must be at least 16 characters');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const logger = options.logger ?? createLogger();
@@ -51,11 +63,16 @@ export async function createGateway(options: GatewayOptions) {
   const readiness = createReadiness();
   readiness.register('store', storeCheck(storage));
   const cacheTtlMs = options.cacheTtlMs ?? 5_000;
-  const encryptionKeys = typeof options.encryptionKeys === 'string' ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys;
+  const encryptionKeys =
+    typeof options.encryptionKeys === 'string' ? parseEncryptionKeys(options.encryptionKeys) : options.encryptionKeys;
   const cipher = createCipher(encryptionKeys);
   const catalog = createCatalog(options.providers ?? []);
   const events = createEventBus((error, event) =>
-    logger.error('event subscriber failed', { event: event.type, error: error instanceof Error ? error.message : String(error) }));
+    logger.error('event subscriber failed', {
+      event: event.type,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
 
   const integrations = createIntegrationService({ storage, cipher, catalog, cacheTtlMs });
   const connections = createConnectionService({ storage, cipher, catalog, integrations, events, cacheTtlMs });
@@ -71,31 +88,62 @@ export async function createGateway(options: GatewayOptions) {
   // Every route, declared once by its feature (method, path, auth, schema, summary, handler): the
   // routers, the public/protected split, `routes()` and the OpenAPI document all come from here.
   const routeGroups: RouteSpec[][] = [
-    createOpenApiRoutes(() => routeGroups.flat(), baseUrl), createHealthRoutes(readiness), createLogoRoutes(catalog, createLogos(createBrandIcons())),
+    createOpenApiRoutes(() => routeGroups.flat(), baseUrl),
+    createHealthRoutes(readiness),
+    createLogoRoutes(catalog, createLogos(createBrandIcons())),
     createProviderRoutes(catalog, baseUrl),
-    createIntegrationRoutes({ integrations, urls, deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key) }),
+    createIntegrationRoutes({
+      integrations,
+      urls,
+      deleteConnectionsOf: (env, key) => connections.deleteAllOf(env, key),
+    }),
     createConnectionRoutes(connections, async (env, input) => {
       // `"verify": true` on import: the same check as the API key form, at the catalog's verification endpoint.
       const integration = await integrations.require(env, input.provider_config_key);
       const provider = catalog.get(integration.provider);
       if (!provider?.proxy.verification_endpoint) {
-        fail('invalid_request', `verify: provider ${integration.provider} has no verification endpoint in the catalog; import without "verify".`, { field: 'verify' });
+        fail(
+          'invalid_request',
+          `verify: provider ${integration.provider} has no verification endpoint in the catalog; import without "verify".`,
+          { field: 'verify' },
+        );
       }
       if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
-        await verifyCredentials((url, init) => globalThis.fetch(url, init), provider, input.connection_config ?? {}, input.credentials);
+        await verifyCredentials(
+          (url, init) => globalThis.fetch(url, init),
+          provider,
+          input.connection_config ?? {},
+          input.credentials,
+        );
       }
     }),
     createRemovedConnectionRoutes(),
   ];
   const closers: Closer[] = [];
   // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
-  const metrics = options.metrics ? createMetrics(options.environments.map((e) => e.name), options.metrics) : undefined;
+  const metrics = options.metrics
+    ? createMetrics(
+        options.environments.map((e) => e.name),
+        options.metrics,
+      )
+    : undefined;
   if (metrics) closers.push({ name: 'metrics', close: async () => metrics.close() });
   if (metrics && options.metrics?.token) routeGroups.push(createMetricsRoutes(metrics, options.metrics.token));
   const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
   if (tracing) closers.push({ name: 'tracing', close: async () => tracing.close() });
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
-  const webhooks = await createWebhooks({ storage, cipher, catalog, integrations, connections, events, logger, environments: options.environments, cacheTtlMs, options: options.webhooks });
+  const webhooks = await createWebhooks({
+    storage,
+    cipher,
+    catalog,
+    integrations,
+    connections,
+    events,
+    logger,
+    environments: options.environments,
+    cacheTtlMs,
+    options: options.webhooks,
+  });
   routeGroups.push(webhooks.inboundRoutes, webhooks.routes);
   closers.push({ name: 'webhooks', close: () => webhooks.close() });
   readiness.register('webhooks', queueCheck('webhooks', webhooks.api.queueCounts));
@@ -103,23 +151,45 @@ export async function createGateway(options: GatewayOptions) {
   // Synced records (lib/records): the store scripts write to, and GET /records.
   const records = createRecordStore({
     storage,
-    onError: (error, context) => logger.error('records background task failed', { ...context, error: error instanceof Error ? error.message : String(error) }),
+    onError: (error, context) =>
+      logger.error('records background task failed', {
+        ...context,
+        error: error instanceof Error ? error.message : String(error),
+      }),
   });
-  routeGroups.push(createRecordRoutes({ records, requireConnection: (env, key, id) => connections.require(env, key, id) }));
+  routeGroups.push(
+    createRecordRoutes({ records, requireConnection: (env, key, id) => connections.require(env, key, id) }),
+  );
   // A deleted connection takes its records with it (a re-created one must not inherit them).
   events.subscribe(async (event) => {
-    if (event.type === 'connection.deleted') await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
+    if (event.type === 'connection.deleted')
+      await records.dropConnection(event.environment, event.provider_config_key, event.connection_id);
   });
   closers.push({ name: 'records', close: () => records.close() });
   // The proxy (lib/proxy): /proxy/{provider_path} and `gateway.proxy.request`, credentials by lib/credentials.
   const credentialResolver = createCredentialResolver({ connections, coordinator: storage.coordinator, logger });
-  const proxy = createProxy({ catalog, integrations, connections, resolver: credentialResolver, logger, options: options.proxy });
+  const proxy = createProxy({
+    catalog,
+    integrations,
+    connections,
+    resolver: credentialResolver,
+    logger,
+    options: options.proxy,
+  });
   // First in line: the hot path should not walk every other router's routes to get there.
   routeGroups.unshift(proxy.specs);
   closers.push({ name: 'proxy', close: () => proxy.close() });
   // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
   const scripts = await createScripts({
-    storage, connections, catalog, events, logger, environments: options.environments, baseUrl, cacheTtlMs, options: options.scripts,
+    storage,
+    connections,
+    catalog,
+    events,
+    logger,
+    environments: options.environments,
+    baseUrl,
+    cacheTtlMs,
+    options: options.scripts,
     host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
   });
   routeGroups.push(scripts.routes);
@@ -129,7 +199,15 @@ export async function createGateway(options: GatewayOptions) {
   // app setup and the API key form. Built after the scripts: post_connection_script names
   // resolve through their registry first, then the built-in hooks.
   const connect = createConnect({
-    storage, baseUrl, catalog, integrations, connections, events, logger, cipher, sessionTtlMs: options.connectSessionTtlMs,
+    storage,
+    baseUrl,
+    catalog,
+    integrations,
+    connections,
+    events,
+    logger,
+    cipher,
+    sessionTtlMs: options.connectSessionTtlMs,
     branding: options.connectBranding,
     hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
     fetch: (input, init) => globalThis.fetch(input, init),
@@ -142,7 +220,10 @@ export async function createGateway(options: GatewayOptions) {
   const authenticate = createAuthenticate(createKeyMatcher(options.environments));
   const auth = createSecretKeyAuth(authenticate);
   const publicStack = compose(publicRouters.map((r) => r.routes() as Middleware));
-  const protectedStack = compose([auth, ...protectedRouters.flatMap((r) => [r.routes() as Middleware, r.allowedMethods({ throw: true }) as Middleware])]);
+  const protectedStack = compose([
+    auth,
+    ...protectedRouters.flatMap((r) => [r.routes() as Middleware, r.allowedMethods({ throw: true }) as Middleware]),
+  ]);
   const publicPaths = publicRouters.flatMap((r) => r.stack);
 
   // Request id, the one error shape, and the request log (with the status the caller got),
@@ -159,7 +240,11 @@ export async function createGateway(options: GatewayOptions) {
   /** Everything but the proxy: public routes, then the secret key and the protected routes. */
   async function route(ctx: Koa.ParameterizedContext, next: Koa.Next): Promise<void> {
     // A public route answers without a key; everything else needs one, then 404s if unmatched.
-    if (publicPaths.some((layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)))) {
+    if (
+      publicPaths.some(
+        (layer) => layer.match(ctx.path) && (layer.methods.length === 0 || layer.methods.includes(ctx.method)),
+      )
+    ) {
       return publicStack(ctx, next);
     }
     await protectedStack(ctx, async () => {});
@@ -175,13 +260,27 @@ export async function createGateway(options: GatewayOptions) {
 
   // Key rotation: with an older key still configured, a background pass re-seals what it sealed.
   const environmentNames = options.environments.map((e) => e.name);
-  const reseal = (progress?: (step: ResealProgress) => void) => resealAll({ storage, cipher, environments: environmentNames }, progress);
+  const reseal = (progress?: (step: ResealProgress) => void) =>
+    resealAll({ storage, cipher, environments: environmentNames }, progress);
   let resealing: Promise<unknown> | undefined;
   if (encryptionKeys.length > 1) {
-    resealing = reseal((step) => { if (step.resealed > 0 || step.unreadable > 0) logger.info('keys: re-sealed under the current key', { ...step }); })
-      .then((steps) => logger.info('keys: re-seal pass finished', { left_unreadable: steps.reduce((n, s) => n + s.unreadable, 0) }))
-      .catch((error: unknown) => logger.warn('keys: the re-seal pass stopped; it runs again at the next start', { error: error instanceof Error ? error.message : String(error) }));
-    closers.unshift({ name: 'reseal', close: async () => { await resealing; } });
+    resealing = reseal((step) => {
+      if (step.resealed > 0 || step.unreadable > 0) logger.info('keys: re-sealed under the current key', { ...step });
+    })
+      .then((steps) =>
+        logger.info('keys: re-seal pass finished', { left_unreadable: steps.reduce((n, s) => n + s.unreadable, 0) }),
+      )
+      .catch((error: unknown) =>
+        logger.warn('keys: the re-seal pass stopped; it runs again at the next start', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    closers.unshift({
+      name: 'reseal',
+      close: async () => {
+        await resealing;
+      },
+    });
   }
 
   return {

@@ -20,17 +20,23 @@ export interface BannerFacts {
  */
 export function banner(facts: BannerFacts): string[] {
   const { config, publicUrl, environments, generated } = facts;
-  const lines = [`Portico gateway listening on ${publicUrl} (interface ${config.host}:${facts.port}; store: ${maskUrl(config.storeUrl)}; environments: ${environments.map((e) => e.name).join(', ')})`];
-  if (facts.metricsPort !== undefined) lines.push(`Metrics: GET http://${config.host}:${facts.metricsPort}/metrics (SERVICE_METRICS_PORT)`);
-  else if (config.metricsToken) lines.push(`Metrics: GET ${publicUrl}/metrics with "Authorization: Bearer $SERVICE_METRICS_TOKEN"`);
+  const lines = [
+    `Portico gateway listening on ${publicUrl} (interface ${config.host}:${facts.port}; store: ${maskUrl(config.storeUrl)}; environments: ${environments.map((e) => e.name).join(', ')})`,
+  ];
+  if (facts.metricsPort !== undefined)
+    lines.push(`Metrics: GET http://${config.host}:${facts.metricsPort}/metrics (SERVICE_METRICS_PORT)`);
+  else if (config.metricsToken)
+    lines.push(`Metrics: GET ${publicUrl}/metrics with "Authorization: Bearer $SERVICE_METRICS_TOKEN"`);
   const several = environments.length > 1;
   for (const env of environments) {
     const dev = generated.find((g) => g.name === env.name);
     const variable = several ? `SERVICE_SECRET_KEY_${variableSuffix(env.name)}` : 'SERVICE_SECRET_KEY';
     if (dev) {
-      lines.push(dev.file
-        ? `No ${variable}: ${dev.created ? 'generated' : 'using'} the development key of environment "${env.name}" in ${dev.file}.`
-        : `No ${variable}: a development key for environment "${env.name}", for this run only.`);
+      lines.push(
+        dev.file
+          ? `No ${variable}: ${dev.created ? 'generated' : 'using'} the development key of environment "${env.name}" in ${dev.file}.`
+          : `No ${variable}: a development key for environment "${env.name}", for this run only.`,
+      );
     }
     lines.push(`Environment "${env.name}": for the CLI (portico) and the SDK,`);
     lines.push(`  export SERVICE_BASE_URL=${publicUrl}`);

@@ -65,12 +65,15 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   /** `SERVICE_<name>`, else the older bare name; the problem names the one that was read. */
   const either = (name: string, fallback: string) => {
     const value = get(name);
-    return value !== undefined ? { variable: name, value } : { variable: get(fallback) !== undefined ? fallback : name, value: get(fallback) };
+    return value !== undefined
+      ? { variable: name, value }
+      : { variable: get(fallback) !== undefined ? fallback : name, value: get(fallback) };
   };
   const readPort = (found: { variable: string; value: string | undefined }, fallback: string | undefined) => {
     const text = found.value ?? fallback;
     if (text === undefined) return undefined;
-    if (!/^\d+$/.test(text) || Number(text) > 65535) problems.push(`${found.variable}: "${text}" is not a port number (0-65535)`);
+    if (!/^\d+$/.test(text) || Number(text) > 65535)
+      problems.push(`${found.variable}: "${text}" is not a port number (0-65535)`);
     return Number(text);
   };
 
@@ -81,15 +84,23 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
 
   const storeUrl = get('SERVICE_STORE_URL') ?? 'sqlite://./data/portico.db';
   if (!/^(memory:\/\/|sqlite:\/\/.+|rediss?:\/\/.+|postgres(ql)?:\/\/.+)$/.test(storeUrl)) {
-    problems.push(`SERVICE_STORE_URL: "${maskUrl(storeUrl)}" must be sqlite://<path>, redis://<host>:<port>, postgres://<host>:<port>/<database> or memory://`);
+    problems.push(
+      `SERVICE_STORE_URL: "${maskUrl(storeUrl)}" must be sqlite://<path>, redis://<host>:<port>, postgres://<host>:<port>/<database> or memory://`,
+    );
   }
   // Shared stores: several instances must agree on keys, so nothing may be generated per process.
-  const sharedStore = /^rediss?:/.test(storeUrl) ? 'Redis' : /^postgres(ql)?:/.test(storeUrl) ? 'PostgreSQL' : undefined;
+  const sharedStore = /^rediss?:/.test(storeUrl)
+    ? 'Redis'
+    : /^postgres(ql)?:/.test(storeUrl)
+      ? 'PostgreSQL'
+      : undefined;
 
   const environments = readEnvironments(get, problems);
   if (sharedStore) {
     for (const e of environments.filter((e) => e.secretKey === undefined)) {
-      problems.push(`SERVICE_SECRET_KEY${environments.length > 1 ? `_${variableSuffix(e.name)}` : ''}: required with a ${sharedStore} store (several instances must share it)`);
+      problems.push(
+        `SERVICE_SECRET_KEY${environments.length > 1 ? `_${variableSuffix(e.name)}` : ''}: required with a ${sharedStore} store (several instances must share it)`,
+      );
     }
   }
 
@@ -98,30 +109,39 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     for (const part of encryptionKey.split(',')) {
       const raw = part.includes(':') ? part.slice(part.indexOf(':') + 1) : part;
       if (Buffer.from(raw.trim(), 'base64').length !== 32) {
-        problems.push('SERVICE_ENCRYPTION_KEY: each key must be 32 bytes in base64 (openssl rand -base64 32), optionally "id:key", comma-separated');
+        problems.push(
+          'SERVICE_ENCRYPTION_KEY: each key must be 32 bytes in base64 (openssl rand -base64 32), optionally "id:key", comma-separated',
+        );
         break;
       }
     }
   } else if (sharedStore) {
-    problems.push(`SERVICE_ENCRYPTION_KEY: required with a ${sharedStore} store (several instances must share the key)`);
+    problems.push(
+      `SERVICE_ENCRYPTION_KEY: required with a ${sharedStore} store (several instances must share the key)`,
+    );
   }
 
   const level = either('SERVICE_LOG_LEVEL', 'LOG_LEVEL');
   const logLevel = level.value ?? 'info';
-  if (!isLogLevel(logLevel) && logLevel !== 'silent') problems.push(`${level.variable}: "${logLevel}" must be debug, info, warn, error or silent`);
+  if (!isLogLevel(logLevel) && logLevel !== 'silent')
+    problems.push(`${level.variable}: "${logLevel}" must be debug, info, warn, error or silent`);
   const logFile = get('SERVICE_LOG_FILE');
 
   const scriptsDir = get('SERVICE_SCRIPTS_DIR');
-  if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory()) problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
+  if (scriptsDir !== undefined && !statSync(scriptsDir, { throwIfNoEntry: false })?.isDirectory())
+    problems.push(`SERVICE_SCRIPTS_DIR: "${scriptsDir}" is not a directory`);
 
   const metricsToken = get('SERVICE_METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('SERVICE_METRICS_TOKEN: must be at least 16 characters');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    problems.push('SERVICE_METRICS_TOKEN: must be at least 16 characters');
   const metricsPort = readPort({ variable: 'SERVICE_METRICS_PORT', value: get('SERVICE_METRICS_PORT') }, undefined);
-  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) problems.push(`SERVICE_METRICS_PORT: must differ from the gateway's port (${port})`);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    problems.push(`SERVICE_METRICS_PORT: must differ from the gateway's port (${port})`);
   const deploy = readDeployKeys(env, problems);
   const shutdownText = get('SERVICE_SHUTDOWN_TIMEOUT_MS') ?? String(defaultShutdownTimeoutMs);
   const shutdownTimeoutMs = Number(shutdownText);
-  if (!/^\d+$/.test(shutdownText) || shutdownTimeoutMs > 600_000) problems.push(`SERVICE_SHUTDOWN_TIMEOUT_MS: "${shutdownText}" must be a number of milliseconds up to 600000`);
+  if (!/^\d+$/.test(shutdownText) || shutdownTimeoutMs > 600_000)
+    problems.push(`SERVICE_SHUTDOWN_TIMEOUT_MS: "${shutdownText}" must be a number of milliseconds up to 600000`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -154,6 +174,9 @@ function readDeployKeys(env: NodeJS.ProcessEnv, problems: string[]) {
     if (match[1]) deployKeys[match[1].toLowerCase()] = value;
     else deployKey = value;
   }
-  const deploysDisabled = (env.SERVICE_DEPLOYS_DISABLED ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const deploysDisabled = (env.SERVICE_DEPLOYS_DISABLED ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
   return { deployKey, deployKeys: Object.freeze(deployKeys), deploysDisabled: Object.freeze(deploysDisabled) };
 }

@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export interface DevKey { key: string; file: string; created: boolean }
+export interface DevKey {
+  key: string;
+  file: string;
+  created: boolean;
+}
 
 /**
  * A key kept in a file (mode 0600) beside the SQLite database, made on first use, so a

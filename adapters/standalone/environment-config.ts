@@ -22,13 +22,22 @@ export const variableSuffix = (environment: string) => environment.toUpperCase()
  * `singleOnly`: `<NAME>` alone applies only when there is one environment (secret keys, which
  * must differ); with several, setting it is a mistake worth naming.
  */
-export function perEnvironment(get: Get, name: string, environment: string, environments: readonly string[], problems: string[], singleOnly = false): { variable: string; value: string | undefined } {
+export function perEnvironment(
+  get: Get,
+  name: string,
+  environment: string,
+  environments: readonly string[],
+  problems: string[],
+  singleOnly = false,
+): { variable: string; value: string | undefined } {
   const own = `${name}_${variableSuffix(environment)}`;
   const value = get(own);
   if (value !== undefined) return { variable: own, value };
   if (singleOnly && environments.length > 1) {
     if (get(name) !== undefined && environment === environments[0]) {
-      problems.push(`${name}: with several environments (${environments.join(', ')}) set ${environments.map((e) => `${name}_${variableSuffix(e)}`).join(', ')} instead`);
+      problems.push(
+        `${name}: with several environments (${environments.join(', ')}) set ${environments.map((e) => `${name}_${variableSuffix(e)}`).join(', ')} instead`,
+      );
     }
     return { variable: own, value: undefined };
   }
@@ -47,26 +56,36 @@ const namePattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** SERVICE_ENVIRONMENTS (default `dev`) and each environment's variables; problems are listed, not thrown. */
 export function readEnvironments(get: Get, problems: string[]): EnvironmentConfig[] {
-  const names = (get('SERVICE_ENVIRONMENTS') ?? 'dev').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = (get('SERVICE_ENVIRONMENTS') ?? 'dev')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   if (names.length === 0) problems.push('SERVICE_ENVIRONMENTS: name at least one environment, e.g. dev,prod');
   for (const name of names) {
-    if (!namePattern.test(name)) problems.push(`SERVICE_ENVIRONMENTS: "${name}" must be lower-case letters, digits, - or _`);
+    if (!namePattern.test(name))
+      problems.push(`SERVICE_ENVIRONMENTS: "${name}" must be lower-case letters, digits, - or _`);
   }
-  if (new Set(names.map(variableSuffix)).size !== names.length) problems.push(`SERVICE_ENVIRONMENTS: "${names.join(',')}" names an environment twice`);
+  if (new Set(names.map(variableSuffix)).size !== names.length)
+    problems.push(`SERVICE_ENVIRONMENTS: "${names.join(',')}" names an environment twice`);
 
   return names.map((name) => {
-    const read = (variable: string, singleOnly = false) => perEnvironment(get, variable, name, names, problems, singleOnly);
+    const read = (variable: string, singleOnly = false) =>
+      perEnvironment(get, variable, name, names, problems, singleOnly);
     const key = read('SERVICE_SECRET_KEY', true);
-    if (key.value !== undefined && key.value.length < 16) problems.push(`${key.variable}: must be at least 16 characters`);
+    if (key.value !== undefined && key.value.length < 16)
+      problems.push(`${key.variable}: must be at least 16 characters`);
     const url = (variable: string) => {
       const found = read(variable);
-      if (found.value !== undefined && !isUrl(found.value)) problems.push(`${found.variable}: "${found.value}" is not an http(s) URL`);
+      if (found.value !== undefined && !isUrl(found.value))
+        problems.push(`${found.variable}: "${found.value}" is not an http(s) URL`);
       return found.value;
     };
     const signing = read('SERVICE_WEBHOOK_SIGNING_KEY');
-    if (signing.value !== undefined && signing.value.length < 16) problems.push(`${signing.variable}: must be at least 16 characters`);
+    if (signing.value !== undefined && signing.value.length < 16)
+      problems.push(`${signing.variable}: must be at least 16 characters`);
     const level = read('SERVICE_LOGGER_LEVEL');
-    if (level.value !== undefined && !isLogLevel(level.value)) problems.push(`${level.variable}: "${level.value}" must be debug, info, warn or error`);
+    if (level.value !== undefined && !isLogLevel(level.value))
+      problems.push(`${level.variable}: "${level.value}" must be debug, info, warn or error`);
     return {
       name,
       secretKey: key.value,

@@ -17,10 +17,13 @@ try {
       process.exit(1);
     }, config.shutdownTimeoutMs + 30_000);
     force.unref();
-    standalone.stop().then(() => process.exit(0), (error: unknown) => {
-      console.error('shutdown failed:', error);
-      process.exit(1);
-    });
+    standalone.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('shutdown failed:', error);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -9,14 +9,21 @@ export async function startMetricsServer(metrics: Metrics, port: number, host: s
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'unknown_route', message: 'Only GET /metrics answers here.' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'unknown_route', message: 'Only GET /metrics answers here.' } }));
       return;
     }
-    metrics.scrape().then(({ contentType, body }) => {
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
-    }, () => {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'server_error', message: 'The metrics could not be collected.' } }));
-    });
+    metrics.scrape().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
+      },
+      () => {
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'server_error', message: 'The metrics could not be collected.' } }));
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

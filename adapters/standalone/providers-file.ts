@@ -12,9 +12,12 @@ export function readProvidersFile(path: string): unknown[] {
     const text = readFileSync(path, 'utf8');
     value = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new CatalogError([`SERVICE_PROVIDERS_FILE ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new CatalogError([
+      `SERVICE_PROVIDERS_FILE ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
   }
-  if (!Array.isArray(value)) throw new CatalogError([`SERVICE_PROVIDERS_FILE ${path}: expected an array of provider entries`]);
+  if (!Array.isArray(value))
+    throw new CatalogError([`SERVICE_PROVIDERS_FILE ${path}: expected an array of provider entries`]);
   parseProviders(value, `SERVICE_PROVIDERS_FILE ${path}`);
   return value;
 }

@@ -1,5 +1,6 @@
 // Variables holding a key or a URL that may carry a password: read once at start, then gone.
-const secretVariable = /^SERVICE_(SECRET_KEY|DEPLOY_KEY|ENCRYPTION_KEY|WEBHOOK_SIGNING_KEY|STORE_URL|METRICS_TOKEN)(_[A-Z0-9_]+)?$/;
+const secretVariable =
+  /^SERVICE_(SECRET_KEY|DEPLOY_KEY|ENCRYPTION_KEY|WEBHOOK_SIGNING_KEY|STORE_URL|METRICS_TOKEN)(_[A-Z0-9_]+)?$/;
 
 /**
  * Removes the keys from the process environment once the configuration holds them, so nothing

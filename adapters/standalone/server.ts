@@ -27,19 +27,26 @@ export interface Standalone {
   stop(): Promise<void>;
 }
 
-const listen = (server: Server, port: number, host: string) => new Promise<void>((resolve, reject) => {
-  server.once('error', reject);
-  server.listen(port, host, () => resolve());
-});
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
 
 /** An environment's deploy key and switch, from SERVICE_DEPLOY_KEY[_<ENV>] and SERVICE_DEPLOYS_DISABLED. */
 function deploySettings(config: StandaloneConfig, name: string): { deployKey?: string; deploysDisabled?: boolean } {
   const deployKey = config.deployKeys[name] ?? config.deployKey;
-  return { ...(deployKey ? { deployKey } : {}), ...(config.deploysDisabled.includes(name) ? { deploysDisabled: true } : {}) };
+  return {
+    ...(deployKey ? { deployKey } : {}),
+    ...(config.deploysDisabled.includes(name) ? { deploysDisabled: true } : {}),
+  };
 }
 
 /** The standalone gateway: the same stack as the embedded one, on a plain Node http server. */
-export async function startStandalone(config: StandaloneConfig, print: (line: string) => void = console.log): Promise<Standalone> {
+export async function startStandalone(
+  config: StandaloneConfig,
+  print: (line: string) => void = console.log,
+): Promise<Standalone> {
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });
@@ -49,7 +56,10 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
   let encryptionKey = config.encryptionKey;
   if (!encryptionKey) {
     const dev = sqlitePath ? devEncryptionKey(sqlitePath) : undefined;
-    if (dev?.created) print(`No SERVICE_ENCRYPTION_KEY: generated a development key in ${dev.file}. Set SERVICE_ENCRYPTION_KEY in production.`);
+    if (dev?.created)
+      print(
+        `No SERVICE_ENCRYPTION_KEY: generated a development key in ${dev.file}. Set SERVICE_ENCRYPTION_KEY in production.`,
+      );
     encryptionKey = dev?.key ?? randomBytes(32).toString('base64');
   }
   const generated: { name: string; file: string | undefined; created: boolean }[] = [];
@@ -107,8 +117,15 @@ export async function startStandalone(config: StandaloneConfig, print: (line: st
     stop() {
       stopping ??= (async () => {
         const { cut } = await drainServer(server, config.shutdownTimeoutMs);
-        if (cut) logger.warn('shutdown: requests still in flight at the deadline were cut', { timeout_ms: config.shutdownTimeoutMs });
-        if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeIdleConnections(); });
+        if (cut)
+          logger.warn('shutdown: requests still in flight at the deadline were cut', {
+            timeout_ms: config.shutdownTimeoutMs,
+          });
+        if (metricsServer)
+          await new Promise<void>((resolve) => {
+            metricsServer.close(() => resolve());
+            metricsServer.closeIdleConnections();
+          });
         await gateway.close();
         await storage.close();
         // Buffered lines (the last requests' logs) go out before the process exits.

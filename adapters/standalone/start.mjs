@@ -21,14 +21,22 @@ function newestSource() {
       newest = Math.max(newest, stat.mtimeMs);
     }
   };
-  for (const input of ['lib', 'adapters', 'bench', 'examples', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) visit(join(root, input));
+  for (const input of ['lib', 'adapters', 'bench', 'examples', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])
+    visit(join(root, input));
   return newest;
 }
 
 const stale = !existsSync(built) || newestSource() > statSync(built).mtimeMs;
 if (stale) {
-  console.log(existsSync(built) ? 'Sources changed since the last build: building (npm run build)…' : 'No build yet: building (npm run build)…');
-  const build = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  console.log(
+    existsSync(built)
+      ? 'Sources changed since the last build: building (npm run build)…'
+      : 'No build yet: building (npm run build)…',
+  );
+  const build = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 await import(built);

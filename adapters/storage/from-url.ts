@@ -52,7 +52,8 @@ export function parseStorageUrl(url: string): StorageSpec {
       }
       if (!parsed.hostname) fail(url, 'the PostgreSQL host is missing');
       const schema = parsed.searchParams.get('schema');
-      if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) fail(url, 'schema= takes lower-case letters, digits and _');
+      if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+        fail(url, 'schema= takes lower-case letters, digits and _');
       return { kind: 'postgres', url: trimmed };
     }
     default:

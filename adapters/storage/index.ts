@@ -2,12 +2,7 @@
 export { createMemoryStorage } from './memory.js';
 export { createMemoryCoordinator } from './memory-coordinator.js';
 export { createSqliteStorage, KeyvBetterSqlite, SqliteKeyvTable } from './sqlite.js';
-export {
-  createRedisStorage,
-  createRedisCoordinator,
-  type RedisClient,
-  type RedisStorageOptions,
-} from './redis.js';
+export { createRedisStorage, createRedisCoordinator, type RedisClient, type RedisStorageOptions } from './redis.js';
 export {
   createPostgresStorage,
   createPostgresCoordinator,

@@ -40,8 +40,7 @@ export function createMemoryCoordinator(): Coordinator {
 
   return {
     tryLock,
-    withLock: <T>(key: string, fn: () => Promise<T>, options?: LockOptions) =>
-      waitForLock(tryLock, key, fn, options),
+    withLock: <T>(key: string, fn: () => Promise<T>, options?: LockOptions) => waitForLock(tryLock, key, fn, options),
     increment: async (key: string, by = 1) => {
       const next = (counters.get(key) ?? 0) + by;
       counters.set(key, next);

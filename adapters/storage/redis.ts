@@ -140,7 +140,11 @@ async function closeClient(client: RedisClient, connecting: Promise<void>): Prom
   if (!client.isOpen) return;
   if (!client.isReady) await settleWithin(connecting, CLOSE_GRACE_MS);
   // Graceful, but bounded: a reply that never comes (a connection half-dead after an outage) must not hold close().
-  if (client.isReady) await settleWithin(client.close().catch(() => undefined), CLOSE_GRACE_MS);
+  if (client.isReady)
+    await settleWithin(
+      client.close().catch(() => undefined),
+      CLOSE_GRACE_MS,
+    );
   if (client.isOpen) client.destroy();
 }
 

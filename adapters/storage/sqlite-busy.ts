@@ -16,7 +16,9 @@ export const sqliteBusyTimeoutMs = 0;
 
 const isBusy = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'));
+  return (
+    code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'))
+  );
 };
 
 /**

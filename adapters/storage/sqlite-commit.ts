@@ -34,7 +34,10 @@ export function createGroupCommit(db: Database.Database, busyWaitMs: number): Gr
     begin.run();
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
-    const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     // A turn whose only write threw has no one waiting on it.
     done.catch(() => undefined);
     const turn = { done, resolve, reject };

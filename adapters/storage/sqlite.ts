@@ -252,9 +252,11 @@ function prepareStatements(db: Db) {
   const live = '(expires IS NULL OR expires > ?)';
   return {
     // pluck: the value itself, not an object around it (an object per row is most of a read's cost).
-    get: db.prepare<[string, string, number], string>(
-      `SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
-    ).pluck(true),
+    get: db
+      .prepare<[string, string, number], string>(
+        `SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
+      )
+      .pluck(true),
     has: db.prepare<[string, string, number], { one: number }>(
       `SELECT 1 AS one FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
     ),

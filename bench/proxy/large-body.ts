@@ -14,17 +14,29 @@ export interface Transfer {
 export function upload(target: Target, bytes: number): Promise<Transfer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port: target.port, method: 'POST', path: `${target.prefix}/sink`,
-      headers: { ...target.headers, 'content-type': 'application/octet-stream', 'content-length': String(bytes) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-      res.on('end', () => {
-        const received = Number((JSON.parse(text || '{}') as { received?: number }).received);
-        resolve({ bytes, seconds: (performance.now() - started) / 1000, ok: res.statusCode === 200 && received === bytes });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        method: 'POST',
+        path: `${target.prefix}/sink`,
+        headers: { ...target.headers, 'content-type': 'application/octet-stream', 'content-length': String(bytes) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on('end', () => {
+          const received = Number((JSON.parse(text || '{}') as { received?: number }).received);
+          resolve({
+            bytes,
+            seconds: (performance.now() - started) / 1000,
+            ok: res.statusCode === 200 && received === bytes,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     let left = bytes;
     const pump = () => {
@@ -43,12 +55,23 @@ export function upload(target: Target, bytes: number): Promise<Transfer> {
 export function download(target: Target, bytes: number): Promise<Transfer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: target.port, path: `${target.prefix}/bytes?size=${bytes}`, headers: target.headers }, (res) => {
-      let received = 0;
-      res.on('data', (chunk: Buffer) => { received += chunk.length; });
-      res.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1000, ok: res.statusCode === 200 && received === bytes }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: '127.0.0.1', port: target.port, path: `${target.prefix}/bytes?size=${bytes}`, headers: target.headers },
+      (res) => {
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({
+            bytes,
+            seconds: (performance.now() - started) / 1000,
+            ok: res.statusCode === 200 && received === bytes,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });

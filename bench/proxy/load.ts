@@ -26,15 +26,26 @@ export interface LoadResult {
 }
 
 /** Keep-alive connections to one target, kept open across slices so a slice starts warm. */
-export const createClient = (connections: number) => new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+export const createClient = (connections: number) =>
+  new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
 
 function once(agent: Agent, options: LoadOptions): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port: options.port, path: options.path, method: options.method, headers: options.headers, agent }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve(res.statusCode === 200));
-      res.on('error', () => resolve(false));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        path: options.path,
+        method: options.method,
+        headers: options.headers,
+        agent,
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode === 200));
+        res.on('error', () => resolve(false));
+      },
+    );
     req.on('error', () => resolve(false));
     req.end(options.body);
   });
@@ -43,22 +54,26 @@ function once(agent: Agent, options: LoadOptions): Promise<boolean> {
 /** One slice of load on `client`'s connections (a client of its own, closed at the end, when none is given). */
 export async function runLoad(options: LoadOptions, client?: Agent): Promise<LoadResult> {
   const agent = client ?? createClient(options.connections);
-  const headers = options.body ? { ...options.headers, 'content-length': String(options.body.length) } : options.headers;
+  const headers = options.body
+    ? { ...options.headers, 'content-length': String(options.body.length) }
+    : options.headers;
   const run = { ...options, headers };
   const latencies: number[] = [];
   let errors = 0;
   let last = 0;
   const started = performance.now();
   const deadline = started + options.durationMs;
-  await Promise.all(Array.from({ length: options.connections }, async () => {
-    while (performance.now() < deadline) {
-      const sent = performance.now();
-      const ok = await once(agent, run);
-      last = performance.now();
-      if (ok) latencies.push(last - sent);
-      else errors++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (performance.now() < deadline) {
+        const sent = performance.now();
+        const ok = await once(agent, run);
+        last = performance.now();
+        if (ok) latencies.push(last - sent);
+        else errors++;
+      }
+    }),
+  );
   if (!client) agent.destroy();
   return { requests: latencies.length, errors, seconds: (last - started) / 1000, latencies };
 }

@@ -45,7 +45,11 @@ const setups: { setup: Setup; label: string; port: (ports: Ports) => number | un
   { setup: 'standalone', label: 'standalone', port: (p) => p.standalone },
   { setup: 'metrics', label: 'standalone + metrics', port: (p) => p.metrics },
 ];
-const modes = [['api-key', 'API key', 'key'], ['oauth2', 'OAuth2', 'oauth'], ['app', 'APP', 'app']] as const;
+const modes = [
+  ['api-key', 'API key', 'key'],
+  ['oauth2', 'OAuth2', 'oauth'],
+  ['app', 'APP', 'app'],
+] as const;
 
 export function targets(ports: Ports): Target[] {
   const list: Target[] = [
@@ -55,15 +59,26 @@ export function targets(ports: Ports): Target[] {
   // Across processes, CPU per request at 1 MiB moved by up to 2× with where the scheduler put
   // each process (the same forwarder, in two processes started alike): a second one shows it.
   if (ports.bare2 !== undefined) {
-    list.push({ name: 'bare-2', label: 'bare Koa + http-proxy, 2nd process', port: ports.bare2, prefix: '', headers: {}, process: 'proxies-2' });
+    list.push({
+      name: 'bare-2',
+      label: 'bare Koa + http-proxy, 2nd process',
+      port: ports.bare2,
+      prefix: '',
+      headers: {},
+      process: 'proxies-2',
+    });
   }
   for (const { setup, label, port } of setups) {
     const at = port(ports);
     if (at === undefined) continue;
     for (const [mode, modeLabel, integration] of modes) {
       list.push({
-        name: `portico-${setup}-${mode}`, label: `Portico ${label}, ${modeLabel}`, port: at, prefix: '/proxy',
-        headers: porticoHeaders(integration), process: setup === 'standalone' || setup === 'metrics' ? setup : 'proxies',
+        name: `portico-${setup}-${mode}`,
+        label: `Portico ${label}, ${modeLabel}`,
+        port: at,
+        prefix: '/proxy',
+        headers: porticoHeaders(integration),
+        process: setup === 'standalone' || setup === 'metrics' ? setup : 'proxies',
       });
     }
   }

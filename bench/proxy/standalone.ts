@@ -21,22 +21,34 @@ export interface Standalone {
 const ticksPerSecond = 100;
 
 /** `extraEnv`: more of the server's variables (e.g. `SERVICE_METRICS_TOKEN` for the metrics row). */
-export async function startStandalone(upstreamPort: number, storeUrl: string | undefined, extraEnv: Record<string, string> = {}): Promise<Standalone> {
+export async function startStandalone(
+  upstreamPort: number,
+  storeUrl: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<Standalone> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-standalone-'));
   const providers = join(dir, 'providers.json');
   writeFileSync(providers, JSON.stringify(benchProviders(`http://127.0.0.1:${upstreamPort}`)));
   // PORTICO_BENCH_STANDALONE_ARGS: extra Node options for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.PORTICO_BENCH_STANDALONE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, new URL('../../adapters/standalone/main.js', import.meta.url).pathname], {
-    env: {
-      PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1',
-      SERVICE_SECRET_KEY: benchSecretKey, SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SERVICE_STORE_URL: storeUrl ?? `sqlite://${join(dir, 'portico.db')}`,
-      SERVICE_PROVIDERS_FILE: providers, SERVICE_LOG_FILE: join(dir, 'portico.log'),
-      ...extraEnv,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, new URL('../../adapters/standalone/main.js', import.meta.url).pathname],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SERVICE_SECRET_KEY: benchSecretKey,
+        SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        SERVICE_STORE_URL: storeUrl ?? `sqlite://${join(dir, 'portico.db')}`,
+        SERVICE_PROVIDERS_FILE: providers,
+        SERVICE_LOG_FILE: join(dir, 'portico.log'),
+        ...extraEnv,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   const stop = () => {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -58,7 +70,9 @@ export async function startStandalone(upstreamPort: number, storeUrl: string | u
   child.stdout?.resume();
   const api = async (path: string, body: unknown) => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${benchSecretKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { authorization: `Bearer ${benchSecretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`standalone setup ${path}: ${res.status} ${await res.text()}`);
   };

@@ -22,14 +22,18 @@ import { benchSecretKey } from './scenarios.js';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}`;
 
-const listen = (server: Server) => new Promise<number>((resolve) => {
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-});
+const listen = (server: Server) =>
+  new Promise<number>((resolve) => {
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
 
 /** The reference: what a Koa app with http-proxy on a keep-alive agent does, nothing more. */
 function bareForwarder() {
-  const proxy = httpProxy.createProxyServer({ target: upstream, agent: new Agent({ keepAlive: true, maxFreeSockets: 256 }) });
+  const proxy = httpProxy.createProxyServer({
+    target: upstream,
+    agent: new Agent({ keepAlive: true, maxFreeSockets: 256 }),
+  });
   proxy.on('error', (_error, _req, res) => {
     const out = res as import('node:http').ServerResponse;
     if (!out.headersSent) out.writeHead(502);
@@ -86,7 +90,9 @@ process.on('message', (message: { type: string }) => {
     (globalThis as { gc?: () => void }).gc?.();
     baseline = process.memoryUsage.rss();
     peak = baseline;
-    sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 20);
+    sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 20);
     process.send?.({ type: 'rss-started', baseline });
   } else if (message.type === 'cpu') {
     // CPU time is steadier than req/s on a busy machine: the harness reports both.

@@ -26,12 +26,19 @@ function handler(req: import('node:http').IncomingMessage, res: import('node:htt
   if (req.method === 'POST' && url.startsWith('/app/installations/')) {
     req.resume();
     res.writeHead(201, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ token: 'ghs_bench_installation_token', expires_at: new Date(Date.now() + 3_600_000).toISOString() }));
+    res.end(
+      JSON.stringify({
+        token: 'ghs_bench_installation_token',
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+    );
     return;
   }
   if (req.method === 'POST') {
     let received = 0;
-    req.on('data', (chunk: Buffer) => { received += chunk.length; });
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(`{"received":${received}}`);

@@ -25,7 +25,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    return typeof value === 'object' && value !== null ? value as Record<string, unknown> : {};
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }
@@ -58,7 +58,10 @@ export function createConnectPageHandler(options: ConnectPageOptions): RequestLi
             origin: options.pageOrigin,
           }),
         });
-        const answer = await upstream.json() as { data?: { connect_link: string; expires_at: string }; error?: unknown };
+        const answer = (await upstream.json()) as {
+          data?: { connect_link: string; expires_at: string };
+          error?: unknown;
+        };
         // Only the link goes to the browser.
         if (answer.data) send(res, 200, 'application/json', JSON.stringify({ connect_link: answer.data.connect_link }));
         else send(res, upstream.status, 'application/json', JSON.stringify(answer));

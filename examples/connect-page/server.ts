@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { createConnectPageHandler } from './handler.js';
 
 // Compiled, this file sits in dist/examples/connect-page/; the SDK is built to dist/lib/frontend/.
-const firstExisting = (...candidates: string[]) => candidates.map((c) => fileURLToPath(new URL(c, import.meta.url))).find((p) => existsSync(p));
+const firstExisting = (...candidates: string[]) =>
+  candidates.map((c) => fileURLToPath(new URL(c, import.meta.url))).find((p) => existsSync(p));
 const sdkDir = firstExisting('../../lib/frontend/', '../../dist/lib/frontend/');
 const publicDir = firstExisting('./public/', '../../../examples/connect-page/public/');
 

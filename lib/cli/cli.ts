@@ -9,7 +9,14 @@ import { CliError, exitCodes, usageError, type ExitCode } from './exit.js';
 import { createReporter, type CliIo } from './io.js';
 import { packageVersion } from './version.js';
 
-export const commands: readonly Command[] = [initCommand, compileCommand, dryrunCommand, deployCommand, keysCommand, storeCommand];
+export const commands: readonly Command[] = [
+  initCommand,
+  compileCommand,
+  dryrunCommand,
+  deployCommand,
+  keysCommand,
+  storeCommand,
+];
 
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -56,12 +63,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     }
     if (name === 'help') {
       const wanted = commands.find((c) => c.name === rest[0]);
-      if (rest[0] !== undefined && !wanted) throw usageError(`Unknown command "${rest[0]}". Commands: ${commands.map((c) => c.name).join(', ')}.`);
+      if (rest[0] !== undefined && !wanted)
+        throw usageError(`Unknown command "${rest[0]}". Commands: ${commands.map((c) => c.name).join(', ')}.`);
       io.stdout(wanted ? helpText(wanted) : mainHelp());
       return exitCodes.ok;
     }
     const command = commands.find((c) => c.name === name);
-    if (!command) throw usageError(`Unknown command "${name}". Commands: ${commands.map((c) => c.name).join(', ')} (portico --help).`);
+    if (!command)
+      throw usageError(
+        `Unknown command "${name}". Commands: ${commands.map((c) => c.name).join(', ')} (portico --help).`,
+      );
     const { values, positionals } = parseCommandArgs(command, [...rest]);
     if (values.help) {
       io.stdout(helpText(command));
@@ -69,9 +80,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     }
     return await command.run({ io, reporter: createReporter(io, values.json === true), values, positionals });
   } catch (error) {
-    const failure = error instanceof CliError ? error
-      : new CliError(exitCodes.failed, 'unexpected', `Unexpected error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    if (reporter.json) reporter.result({ ok: false, error: { code: failure.code, message: failure.message, ...failure.details } });
+    const failure =
+      error instanceof CliError
+        ? error
+        : new CliError(
+            exitCodes.failed,
+            'unexpected',
+            `Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+    if (reporter.json)
+      reporter.result({ ok: false, error: { code: failure.code, message: failure.message, ...failure.details } });
     else io.stderr(`${failure.message}\n`);
     return failure.exitCode;
   }

@@ -38,18 +38,35 @@ export const commonOptions: Record<string, OptionSpec> = {
 /** Options of the commands that talk to a gateway. */
 export const gatewayOptions: Record<string, OptionSpec> = {
   url: { type: 'string', value: '<url>', description: 'where the gateway is mounted (default: $SERVICE_BASE_URL)' },
-  'secret-key': { type: 'string', value: '<key>', description: 'the environment\'s secret key (default: $SERVICE_SECRET_KEY; prefer the variable: flags show in process lists)' },
+  'secret-key': {
+    type: 'string',
+    value: '<key>',
+    description:
+      "the environment's secret key (default: $SERVICE_SECRET_KEY; prefer the variable: flags show in process lists)",
+  },
 };
 
-export const dirOption: OptionSpec = { type: 'string', value: '<folder>', description: 'the scripts folder (default: the current folder)' };
+export const dirOption: OptionSpec = {
+  type: 'string',
+  value: '<folder>',
+  description: 'the scripts folder (default: the current folder)',
+};
 
 export function allOptions(command: Command): Record<string, OptionSpec> {
   return { ...command.options, ...commonOptions };
 }
 
 /** Parses argv for one command; anything unexpected is a usage error (exit 2). */
-export function parseCommandArgs(command: Command, argv: string[]): { values: CommandContext['values']; positionals: string[] } {
-  const options = Object.fromEntries(Object.entries(allOptions(command)).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
+export function parseCommandArgs(
+  command: Command,
+  argv: string[],
+): { values: CommandContext['values']; positionals: string[] } {
+  const options = Object.fromEntries(
+    Object.entries(allOptions(command)).map(([name, o]) => [
+      name,
+      { type: o.type, ...(o.short ? { short: o.short } : {}) },
+    ]),
+  );
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -61,7 +78,9 @@ export function parseCommandArgs(command: Command, argv: string[]): { values: Co
   const wanted = command.args.split(/\s+/).filter(Boolean);
   const required = wanted.filter((a) => a.startsWith('<')).length;
   if (parsed.positionals.length < required) {
-    throw usageError(`portico ${command.name} needs ${wanted.filter((a) => a.startsWith('<')).join(' ')}.\nUsage: ${usageLine(command)}`);
+    throw usageError(
+      `portico ${command.name} needs ${wanted.filter((a) => a.startsWith('<')).join(' ')}.\nUsage: ${usageLine(command)}`,
+    );
   }
   if (parsed.positionals.length > wanted.length) {
     throw usageError(`unexpected argument "${parsed.positionals[wanted.length]}".\nUsage: ${usageLine(command)}`);
@@ -72,10 +91,14 @@ export function parseCommandArgs(command: Command, argv: string[]): { values: Co
   return { values, positionals: parsed.positionals };
 }
 
-export const usageLine = (command: Command) => `portico ${command.name}${command.args ? ` ${command.args}` : ''} [options]`;
+export const usageLine = (command: Command) =>
+  `portico ${command.name}${command.args ? ` ${command.args}` : ''} [options]`;
 
 export function helpText(command: Command): string {
-  const rows = Object.entries(allOptions(command)).map(([name, o]) => [`${o.short ? `-${o.short}, ` : '    '}--${name}${o.value ? ` ${o.value}` : ''}`, o.description] as const);
+  const rows = Object.entries(allOptions(command)).map(
+    ([name, o]) =>
+      [`${o.short ? `-${o.short}, ` : '    '}--${name}${o.value ? ` ${o.value}` : ''}`, o.description] as const,
+  );
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   return [
     `Usage: ${usageLine(command)}`,

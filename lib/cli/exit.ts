@@ -32,4 +32,5 @@ export class CliError extends Error {
   }
 }
 
-export const usageError = (message: string, details?: Record<string, unknown>) => new CliError(exitCodes.usage, 'usage', message, details);
+export const usageError = (message: string, details?: Record<string, unknown>) =>
+  new CliError(exitCodes.usage, 'usage', message, details);

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookEventType, connectionWebhookUrlSchema, environmentPatchSchema } from '../webhooks/index.js';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryState,
+  WebhookEventType,
+  connectionWebhookUrlSchema,
+  environmentPatchSchema,
+} from '../webhooks/index.js';
 import type { Http } from './http.js';
 import type { Page } from './types.js';
 
@@ -45,12 +52,19 @@ export interface ConnectionWebhookUrl {
 export function createEnvironmentApi(http: Http) {
   const urlPath = (connectionId: string) => `/connections/${encodeURIComponent(connectionId)}/webhook-url`;
   const listWebhookDeliveries = async (filter: DeliveriesFilter = {}): Promise<Page<WebhookDelivery>> =>
-    (await http.json<Page<WebhookDelivery>>('GET', '/webhooks/deliveries', {
-      query: {
-        connection_id: filter.connectionId, provider_config_key: filter.providerConfigKey, type: filter.type, state: filter.state,
-        delivery_id: filter.deliveryId, limit: filter.limit, cursor: filter.cursor,
-      },
-    })).body;
+    (
+      await http.json<Page<WebhookDelivery>>('GET', '/webhooks/deliveries', {
+        query: {
+          connection_id: filter.connectionId,
+          provider_config_key: filter.providerConfigKey,
+          type: filter.type,
+          state: filter.state,
+          delivery_id: filter.deliveryId,
+          limit: filter.limit,
+          cursor: filter.cursor,
+        },
+      })
+    ).body;
 
   return {
     async getEnvironment(): Promise<EnvironmentSettings> {
@@ -77,15 +91,32 @@ export function createEnvironmentApi(http: Http) {
       }
     },
     async getConnectionWebhookUrl(providerConfigKey: string, connectionId: string): Promise<ConnectionWebhookUrl> {
-      return (await http.json<{ data: ConnectionWebhookUrl }>('GET', urlPath(connectionId), { query: { provider_config_key: providerConfigKey } })).body.data;
+      return (
+        await http.json<{ data: ConnectionWebhookUrl }>('GET', urlPath(connectionId), {
+          query: { provider_config_key: providerConfigKey },
+        })
+      ).body.data;
     },
     /** Sends this connection's webhooks to its own URL instead of the environment's. */
-    async setConnectionWebhookUrl(providerConfigKey: string, connectionId: string, input: ConnectionWebhookUrlInput): Promise<ConnectionWebhookUrl> {
-      return (await http.json<{ data: ConnectionWebhookUrl }>('PUT', urlPath(connectionId), { query: { provider_config_key: providerConfigKey }, body: input })).body.data;
+    async setConnectionWebhookUrl(
+      providerConfigKey: string,
+      connectionId: string,
+      input: ConnectionWebhookUrlInput,
+    ): Promise<ConnectionWebhookUrl> {
+      return (
+        await http.json<{ data: ConnectionWebhookUrl }>('PUT', urlPath(connectionId), {
+          query: { provider_config_key: providerConfigKey },
+          body: input,
+        })
+      ).body.data;
     },
     /** Back to the environment's webhook URLs. */
     async deleteConnectionWebhookUrl(providerConfigKey: string, connectionId: string): Promise<ConnectionWebhookUrl> {
-      return (await http.json<{ data: ConnectionWebhookUrl }>('DELETE', urlPath(connectionId), { query: { provider_config_key: providerConfigKey } })).body.data;
+      return (
+        await http.json<{ data: ConnectionWebhookUrl }>('DELETE', urlPath(connectionId), {
+          query: { provider_config_key: providerConfigKey },
+        })
+      ).body.data;
     },
   };
 }

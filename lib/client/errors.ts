@@ -16,7 +16,14 @@ export class PorticoError extends Error {
   readonly response: { headers: Headers; data: unknown } | undefined;
   readonly [brand] = true;
 
-  constructor(init: { code: string; status: number; message: string; details?: Record<string, unknown>; response?: { headers: Headers; data: unknown }; cause?: unknown }) {
+  constructor(init: {
+    code: string;
+    status: number;
+    message: string;
+    details?: Record<string, unknown>;
+    response?: { headers: Headers; data: unknown };
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'PorticoError';
     this.code = init.code;
@@ -31,7 +38,9 @@ export class PorticoError extends Error {
 }
 
 /** The gateway's envelope `{"error":{"code","message",…}}`, or undefined when the body is something else. */
-export function envelopeOf(body: unknown): { code: string; message: string; details: Record<string, unknown> } | undefined {
+export function envelopeOf(
+  body: unknown,
+): { code: string; message: string; details: Record<string, unknown> } | undefined {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, ...details } = error as Record<string, unknown>;

@@ -21,7 +21,11 @@ export interface SendInit {
 /** The shared transport of every client module: the base URL, the secret key, error mapping. */
 export interface Http {
   /** A gateway route answering JSON: the parsed body, or a `PorticoError` carrying the API's code. */
-  json<T>(method: string, path: string, init?: { query?: Query; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: T }>;
+  json<T>(
+    method: string,
+    path: string,
+    init?: { query?: Query; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: T }>;
   /** Any route, the raw response (the proxy); only a missing answer throws. */
   send(method: string, path: string, init?: SendInit): Promise<Response>;
 }
@@ -69,27 +73,46 @@ export function createHttp(options: PorticoClientOptions): Http {
       return await fetchFn(url, {
         method,
         headers: { ...init.headers, authorization: `Bearer ${options.secretKey}` },
-        ...(init.body !== undefined ? { body: init.body, duplex: 'half' } as RequestInit : {}),
+        ...(init.body !== undefined ? ({ body: init.body, duplex: 'half' } as RequestInit) : {}),
       });
     } catch (cause) {
-      throw new PorticoError({ code: 'network_error', status: 0, message: `No answer from the gateway at ${base}: ${reasonOf(cause)}`, cause });
+      throw new PorticoError({
+        code: 'network_error',
+        status: 0,
+        message: `No answer from the gateway at ${base}: ${reasonOf(cause)}`,
+        cause,
+      });
     }
   };
 
   return {
     send,
-    async json<T>(method: string, path: string, init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {}) {
+    async json<T>(
+      method: string,
+      path: string,
+      init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+    ) {
       const response = await send(method, path, {
         query: init.query,
-        headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        headers: {
+          accept: 'application/json',
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...init.headers,
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       });
       const body = await readBody(response);
       if (!response.ok) {
         const envelope = envelopeOf(body);
-        throw new PorticoError(envelope
-          ? { code: envelope.code, status: response.status, message: envelope.message, details: envelope.details }
-          : { code: 'server_error', status: response.status, message: `The gateway answered ${response.status} without an error body.` });
+        throw new PorticoError(
+          envelope
+            ? { code: envelope.code, status: response.status, message: envelope.message, details: envelope.details }
+            : {
+                code: 'server_error',
+                status: response.status,
+                message: `The gateway answered ${response.status} without an error body.`,
+              },
+        );
       }
       return { status: response.status, body: body as T };
     },

@@ -8,16 +8,44 @@ import { createProvidersApi } from './providers.js';
 import { createProxyApi } from './proxy.js';
 import { createRecordsApi } from './records.js';
 import { createScriptsApi } from './scripts.js';
-export type { ActionCall, ActionResult, LogsQuery, PollOptions, ScriptInfo, ScriptLog, ScriptLogLevel, SyncRunInfo, SyncSelection, SyncStatus } from './scripts.js';
+export type {
+  ActionCall,
+  ActionResult,
+  LogsQuery,
+  PollOptions,
+  ScriptInfo,
+  ScriptLog,
+  ScriptLogLevel,
+  SyncRunInfo,
+  SyncSelection,
+  SyncStatus,
+} from './scripts.js';
 export type { ConnectSession, ConnectSessionInput } from './connect.js';
-export type { ConnectionWebhookUrl, ConnectionWebhookUrlInput, DeliveriesFilter, DeliveryAttempt, DeliveryState, EnvironmentPatch, EnvironmentSettings, WebhookDelivery, WebhookEventType } from './environment.js';
+export type {
+  ConnectionWebhookUrl,
+  ConnectionWebhookUrlInput,
+  DeliveriesFilter,
+  DeliveryAttempt,
+  DeliveryState,
+  EnvironmentPatch,
+  EnvironmentSettings,
+  WebhookDelivery,
+  WebhookEventType,
+} from './environment.js';
 
 export { PorticoError } from './errors.js';
 export { verifyWebhookSignature, type WebhookHeaders } from './webhooks.js';
 export type { PorticoClientOptions, Query, QueryValue } from './http.js';
 export type { ProxyConfig, ProxyMethod, ProxyResponse } from './proxy.js';
 export type { PaginateConfig, PaginationConfig } from './paginate.js';
-export type { ListRecordsOptions, RecordAction, RecordFilter, RecordMetadata, RecordsPage, SyncedRecord } from './records.js';
+export type {
+  ListRecordsOptions,
+  RecordAction,
+  RecordFilter,
+  RecordMetadata,
+  RecordsPage,
+  SyncedRecord,
+} from './records.js';
 export type * from './types.js';
 
 /** The path of a catalog base URL (`https://api.trello.com/1` → `/1`), placeholders ignored. */
@@ -42,9 +70,13 @@ export function createPorticoClient(options: PorticoClientOptions) {
   const source: PaginationSource = (providerConfigKey) => {
     let found = paginationOf.get(providerConfigKey);
     if (!found) {
-      found = integrations.getIntegration(providerConfigKey)
+      found = integrations
+        .getIntegration(providerConfigKey)
         .then((integration) => providers.getProvider(integration.provider))
-        .then((provider) => ({ config: provider.proxy.paginate as PaginationConfig | undefined, basePath: basePathOf(provider.proxy.base_url) }));
+        .then((provider) => ({
+          config: provider.proxy.paginate as PaginationConfig | undefined,
+          basePath: basePathOf(provider.proxy.base_url),
+        }));
       found.catch(() => paginationOf.delete(providerConfigKey));
       paginationOf.set(providerConfigKey, found);
     }

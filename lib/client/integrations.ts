@@ -19,8 +19,15 @@ export function createIntegrationsApi(http: Http) {
       return (await http.json<{ data: Integration }>('PATCH', path(uniqueKey), { body: update })).body.data;
     },
     /** Deletes the integration and its connections. */
-    async deleteIntegration(uniqueKey: string): Promise<{ unique_key: string; deleted: true; deleted_connections: number }> {
-      return (await http.json<{ data: { unique_key: string; deleted: true; deleted_connections: number } }>('DELETE', path(uniqueKey))).body.data;
+    async deleteIntegration(
+      uniqueKey: string,
+    ): Promise<{ unique_key: string; deleted: true; deleted_connections: number }> {
+      return (
+        await http.json<{ data: { unique_key: string; deleted: true; deleted_connections: number } }>(
+          'DELETE',
+          path(uniqueKey),
+        )
+      ).body.data;
     },
   };
 }

@@ -1,5 +1,12 @@
 // The protocol's pure modules only: the SDK must not load gateway code.
-import { cursorOf, firstOffset, nextLinkOf, nextOffset, valueAt, type PaginationStyle } from '../providers/protocol/index.js';
+import {
+  cursorOf,
+  firstOffset,
+  nextLinkOf,
+  nextOffset,
+  valueAt,
+  type PaginationStyle,
+} from '../providers/protocol/index.js';
 import { PorticoError } from './errors.js';
 import type { Query } from './http.js';
 import type { ProxyConfig, ProxyResponse } from './proxy.js';
@@ -31,7 +38,10 @@ export async function* paginate<T>(
   const catalog = await source(config.providerConfigKey);
   const { limit, ...override } = config.paginate ?? {};
   const spec = { ...catalog.config, ...override } as PaginationConfig;
-  if (!spec.type) throw failPaging(`No pagination settings for integration "${config.providerConfigKey}": pass paginate: { type, … }.`);
+  if (!spec.type)
+    throw failPaging(
+      `No pagination settings for integration "${config.providerConfigKey}": pass paginate: { type, … }.`,
+    );
   let params: Query = { ...config.params };
   let data = config.data;
   let endpoint = config.endpoint;
@@ -44,21 +54,25 @@ export async function* paginate<T>(
   for (;;) {
     const response = await proxy<unknown>({ ...config, endpoint, params, data });
     const found = valueAt(response.data, spec.response_path);
-    if (!Array.isArray(found)) throw failPaging(`The provider's answer holds no array at "${spec.response_path ?? '(root)'}".`);
+    if (!Array.isArray(found))
+      throw failPaging(`The provider's answer holds no array at "${spec.response_path ?? '(root)'}".`);
     yield found as T[];
 
     let next: string | undefined;
     if (spec.type === 'cursor') {
       next = cursorOf(response.data, spec);
       if (next === undefined) return;
-      if (spec.cursor_in === 'body') data = { ...(data as Record<string, unknown>), [spec.cursor_name_in_request]: next };
+      if (spec.cursor_in === 'body')
+        data = { ...(data as Record<string, unknown>), [spec.cursor_name_in_request]: next };
       else params = { ...params, [spec.cursor_name_in_request]: next };
     } else if (spec.type === 'link') {
       next = nextLinkOf(response.data, response.headers.get('link'), spec);
       if (next === undefined) return;
       // The link points at the provider; the gateway adds its host, so keep the path and query.
       const url = new URL(next, 'http://provider.invalid');
-      endpoint = url.pathname.startsWith(catalog.basePath + '/') ? url.pathname.slice(catalog.basePath.length) : url.pathname;
+      endpoint = url.pathname.startsWith(catalog.basePath + '/')
+        ? url.pathname.slice(catalog.basePath.length)
+        : url.pathname;
       params = Object.fromEntries(url.searchParams);
     } else {
       if (found.length === 0 || found.length < pageSize) return;

@@ -31,14 +31,19 @@ export interface ProxyResponse<T = unknown> {
 }
 
 const isJsonBody = (data: unknown) =>
-  Array.isArray(data) || (typeof data === 'object' && data !== null && Object.getPrototypeOf(data) === Object.prototype);
+  Array.isArray(data) ||
+  (typeof data === 'object' && data !== null && Object.getPrototypeOf(data) === Object.prototype);
 
 async function readAs(response: Response, type: ProxyConfig['responseType']): Promise<unknown> {
   switch (type) {
-    case 'stream': return response.body;
-    case 'arraybuffer': return response.arrayBuffer();
-    case 'text': return response.text();
-    default: return readBody(response);
+    case 'stream':
+      return response.body;
+    case 'arraybuffer':
+      return response.arrayBuffer();
+    case 'text':
+      return response.text();
+    default:
+      return readBody(response);
   }
 }
 
@@ -57,20 +62,34 @@ export function createProxyApi(http: Http) {
     const response = await http.send(config.method ?? 'GET', `/proxy${endpoint}`, {
       query: config.params,
       headers,
-      body: config.data === undefined ? undefined : json ? JSON.stringify(config.data) : config.data as BodyInit,
+      body: config.data === undefined ? undefined : json ? JSON.stringify(config.data) : (config.data as BodyInit),
     });
     if (!response.ok) {
       const data = await readBody(response);
       const gatewayCode = response.headers.get('portico-error');
       const envelope = gatewayCode ? envelopeOf(data) : undefined;
-      throw new PorticoError(envelope
-        ? { code: envelope.code, status: response.status, message: envelope.message, details: envelope.details }
-        : { code: 'provider_error', status: response.status, message: `The provider answered ${response.status} to ${config.method ?? 'GET'} ${endpoint}.`, response: { headers: response.headers, data } });
+      throw new PorticoError(
+        envelope
+          ? { code: envelope.code, status: response.status, message: envelope.message, details: envelope.details }
+          : {
+              code: 'provider_error',
+              status: response.status,
+              message: `The provider answered ${response.status} to ${config.method ?? 'GET'} ${endpoint}.`,
+              response: { headers: response.headers, data },
+            },
+      );
     }
-    return { status: response.status, headers: response.headers, data: await readAs(response, config.responseType) as T };
+    return {
+      status: response.status,
+      headers: response.headers,
+      data: (await readAs(response, config.responseType)) as T,
+    };
   }
 
-  const shortcut = (method: ProxyMethod) => <T = unknown>(config: Omit<ProxyConfig, 'method'>) => proxy<T>({ ...config, method });
+  const shortcut =
+    (method: ProxyMethod) =>
+    <T = unknown>(config: Omit<ProxyConfig, 'method'>) =>
+      proxy<T>({ ...config, method });
   return {
     proxy,
     get: shortcut('GET'),

@@ -16,7 +16,10 @@ export interface RecordMetadata {
 }
 
 /** A synced record: the model's fields (`id` among them) and `_service_metadata`. */
-export type SyncedRecord<T extends object = Record<string, unknown>> = T & { id: string | number; _service_metadata: RecordMetadata };
+export type SyncedRecord<T extends object = Record<string, unknown>> = T & {
+  id: string | number;
+  _service_metadata: RecordMetadata;
+};
 
 export interface RecordsPage<T extends object = Record<string, unknown>> {
   records: SyncedRecord<T>[];
@@ -41,7 +44,9 @@ export interface ListRecordsOptions {
 
 /** Synced records (spec 4.3). */
 export function createRecordsApi(http: Http) {
-  const listRecords = async <T extends object = Record<string, unknown>>(options: ListRecordsOptions): Promise<RecordsPage<T>> => {
+  const listRecords = async <T extends object = Record<string, unknown>>(
+    options: ListRecordsOptions,
+  ): Promise<RecordsPage<T>> => {
     const { filter, modifiedAfter } = options;
     const { body } = await http.json<RecordsPage<T>>('GET', '/records', {
       headers: { 'provider-config-key': options.providerConfigKey, 'connection-id': options.connectionId },
@@ -65,7 +70,9 @@ export function createRecordsApi(http: Http) {
      * Every page from `options.cursor` (or the start) until `next_cursor` is null, fetched lazily:
      * `for await (const page of client.recordPages({ … })) …`.
      */
-    async *recordPages<T extends object = Record<string, unknown>>(options: ListRecordsOptions): AsyncGenerator<RecordsPage<T>, void, undefined> {
+    async *recordPages<T extends object = Record<string, unknown>>(
+      options: ListRecordsOptions,
+    ): AsyncGenerator<RecordsPage<T>, void, undefined> {
       let cursor = options.cursor;
       for (;;) {
         const page = await listRecords<T>({ ...options, ...(cursor === undefined ? {} : { cursor }) });

@@ -93,8 +93,15 @@ const selectionBody = (s: SyncSelection) => ({
   ...(s.connectionId !== undefined ? { connection_id: s.connectionId } : {}),
 });
 
-const actionHeaders = (call: ActionCall) => ({ 'provider-config-key': call.providerConfigKey, 'connection-id': call.connectionId });
-const actionBody = (call: ActionCall) => ({ action_name: call.actionName, input: call.input, ...(call.logLevel ? { log_level: call.logLevel } : {}) });
+const actionHeaders = (call: ActionCall) => ({
+  'provider-config-key': call.providerConfigKey,
+  'connection-id': call.connectionId,
+});
+const actionBody = (call: ActionCall) => ({
+  action_name: call.actionName,
+  input: call.input,
+  ...(call.logLevel ? { log_level: call.logLevel } : {}),
+});
 
 /** Syncs (trigger, pause, start, status), actions (sync, or async with a result poller), logs and deploys. */
 export function createScriptsApi(http: Http) {
@@ -111,43 +118,84 @@ export function createScriptsApi(http: Http) {
         const { code, message, ...details } = result.error ?? { code: 'action_failed', message: 'The action failed.' };
         throw new PorticoError({ code, status: 0, message, details: { ...details, action_id: id } });
       }
-      if (Date.now() > deadline) throw new PorticoError({ code: 'timeout', status: 0, message: `Action ${id} had not finished after ${options.timeoutMs ?? 600_000} ms.`, details: { action_id: id } });
+      if (Date.now() > deadline)
+        throw new PorticoError({
+          code: 'timeout',
+          status: 0,
+          message: `Action ${id} had not finished after ${options.timeoutMs ?? 600_000} ms.`,
+          details: { action_id: id },
+        });
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));
     }
   };
 
-  const getScriptLogs = async (query: LogsQuery = {}) => (await http.json<{ data: ScriptLog[]; next_cursor: string | null }>('GET', '/logs', {
-    query: { connection_id: query.connectionId, script: query.script, run_id: query.runId, cursor: query.cursor, limit: query.limit },
-  })).body;
+  const getScriptLogs = async (query: LogsQuery = {}) =>
+    (
+      await http.json<{ data: ScriptLog[]; next_cursor: string | null }>('GET', '/logs', {
+        query: {
+          connection_id: query.connectionId,
+          script: query.script,
+          run_id: query.runId,
+          cursor: query.cursor,
+          limit: query.limit,
+        },
+      })
+    ).body;
 
   return {
     /** Queues runs; `full` refetches everything and detects deletions. */
     async triggerSync(selection: SyncSelection & { mode?: 'incremental' | 'full'; logLevel?: ScriptLogLevel }) {
-      return (await http.json<{ data: { mode: string; queued: SyncRef[]; already_running: SyncRef[] } }>('POST', '/sync/trigger', {
-        body: { ...selectionBody(selection), ...(selection.mode ? { mode: selection.mode } : {}), ...(selection.logLevel ? { log_level: selection.logLevel } : {}) },
-      })).body.data;
+      return (
+        await http.json<{ data: { mode: string; queued: SyncRef[]; already_running: SyncRef[] } }>(
+          'POST',
+          '/sync/trigger',
+          {
+            body: {
+              ...selectionBody(selection),
+              ...(selection.mode ? { mode: selection.mode } : {}),
+              ...(selection.logLevel ? { log_level: selection.logLevel } : {}),
+            },
+          },
+        )
+      ).body.data;
     },
     async pauseSync(selection: SyncSelection) {
-      return (await http.json<{ data: { paused: SyncRef[] } }>('POST', '/sync/pause', { body: selectionBody(selection) })).body.data.paused;
+      return (
+        await http.json<{ data: { paused: SyncRef[] } }>('POST', '/sync/pause', { body: selectionBody(selection) })
+      ).body.data.paused;
     },
     async startSync(selection: SyncSelection) {
-      return (await http.json<{ data: { started: SyncRef[] } }>('POST', '/sync/start', { body: selectionBody(selection) })).body.data.started;
+      return (
+        await http.json<{ data: { started: SyncRef[] } }>('POST', '/sync/start', { body: selectionBody(selection) })
+      ).body.data.started;
     },
     async syncStatus(selection: SyncSelection) {
-      return (await http.json<{ data: SyncStatus[] }>('GET', '/sync/status', {
-        query: { provider_config_key: selection.providerConfigKey, syncs: selection.syncs?.join(','), connection_id: selection.connectionId },
-      })).body.data;
+      return (
+        await http.json<{ data: SyncStatus[] }>('GET', '/sync/status', {
+          query: {
+            provider_config_key: selection.providerConfigKey,
+            syncs: selection.syncs?.join(','),
+            connection_id: selection.connectionId,
+          },
+        })
+      ).body.data;
     },
     /** Runs the action and answers its output (a `PorticoError` with the action's code when it fails). */
     async triggerAction<I = unknown, O = unknown>(call: ActionCall<I>): Promise<O> {
-      return (await http.json<O>('POST', '/action/trigger', { headers: actionHeaders(call), body: actionBody(call) })).body;
+      return (await http.json<O>('POST', '/action/trigger', { headers: actionHeaders(call), body: actionBody(call) }))
+        .body;
     },
     /** Queues the action (`X-Async: true`); `result()` polls until it ends. */
     async triggerActionAsync<I = unknown, O = unknown>(call: ActionCall<I>) {
       const { body } = await http.json<{ id: string; status_url: string }>('POST', '/action/trigger', {
-        headers: { ...actionHeaders(call), 'x-async': 'true' }, body: actionBody(call),
+        headers: { ...actionHeaders(call), 'x-async': 'true' },
+        body: actionBody(call),
       });
-      return { id: body.id, statusUrl: body.status_url, result: (options?: PollOptions) => waitForAction<O>(body.id, options) };
+      return {
+        id: body.id,
+        statusUrl: body.status_url,
+        result: (options?: PollOptions) => waitForAction<O>(body.id, options),
+      };
     },
     getActionResult,
     waitForAction,
@@ -167,8 +215,11 @@ export function createScriptsApi(http: Http) {
       return (await http.json<{ data: ScriptInfo[] }>('GET', '/scripts', { query: { integration } })).body.data;
     },
     /** Replaces the environment's deployed scripts with these compiled bundles (what the CLI does). */
-    async deployScripts(scripts: readonly { integration: string; name: string; bundle: string }[]): Promise<ScriptInfo[]> {
-      return (await http.json<{ data: { deployed: ScriptInfo[] } }>('POST', '/scripts/deploy', { body: { scripts } })).body.data.deployed;
+    async deployScripts(
+      scripts: readonly { integration: string; name: string; bundle: string }[],
+    ): Promise<ScriptInfo[]> {
+      return (await http.json<{ data: { deployed: ScriptInfo[] } }>('POST', '/scripts/deploy', { body: { scripts } }))
+        .body.data.deployed;
     },
   };
 }

@@ -6,7 +6,11 @@
  */
 import type { z } from 'zod';
 import type { importConnectionSchema, patchConnectionSchema } from '../connections/index.js';
-import type { createIntegrationSchema, integrationCredentialsSchema, updateIntegrationSchema } from '../integrations/index.js';
+import type {
+  createIntegrationSchema,
+  integrationCredentialsSchema,
+  updateIntegrationSchema,
+} from '../integrations/index.js';
 
 export type AuthMode = 'OAUTH2' | 'OAUTH2_CC' | 'API_KEY' | 'BASIC' | 'APP' | 'NONE';
 
@@ -43,11 +47,27 @@ export interface EndUser {
 
 /** Credentials by auth mode (spec 2.4); the fields beyond `type` depend on it. */
 export type ConnectionCredentials =
-  | { type: 'OAUTH2'; access_token: string; refresh_token?: string; expires_at?: string; token_type?: string; scope?: string; raw?: Record<string, unknown> }
+  | {
+      type: 'OAUTH2';
+      access_token: string;
+      refresh_token?: string;
+      expires_at?: string;
+      token_type?: string;
+      scope?: string;
+      raw?: Record<string, unknown>;
+    }
   | { type: 'OAUTH2_CC'; token?: string; expires_at?: string; raw?: Record<string, unknown> }
   | { type: 'API_KEY'; apiKey: string }
   | { type: 'BASIC'; username: string; password: string }
-  | { type: 'APP'; installation_id: string; access_token?: string; expires_at?: string; user_access_token?: string; user_refresh_token?: string; user_expires_at?: string }
+  | {
+      type: 'APP';
+      installation_id: string;
+      access_token?: string;
+      expires_at?: string;
+      user_access_token?: string;
+      user_refresh_token?: string;
+      user_expires_at?: string;
+    }
   | { type: 'NONE' };
 
 export interface ConnectionError {

@@ -18,7 +18,11 @@ function readHeader(headers: WebhookHeaders, name: string): string | undefined {
  * HMAC-SHA256 of the raw body under the environment's webhook signing key. Pass the body exactly
  * as received (before any JSON parsing). The comparison takes the same time wherever it differs.
  */
-export function verifyWebhookSignature(rawBody: string | Uint8Array, headers: WebhookHeaders, signingKey: string): boolean {
+export function verifyWebhookSignature(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  signingKey: string,
+): boolean {
   const presented = readHeader(headers, headerName)?.trim();
   if (!presented || !/^[0-9a-f]{64}$/i.test(presented) || !signingKey) return false;
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;

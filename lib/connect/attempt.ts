@@ -55,10 +55,19 @@ async function firstReport(deps: FlowDeps, token: string): Promise<boolean> {
 }
 
 /** Logs a failed attempt and, the first time for its flow, tells the customer (event → `auth` webhook). Nothing was stored. */
-export async function notifyFailure(deps: FlowDeps, ctx: Context, scope: PageScope, error: GatewayError): Promise<void> {
+export async function notifyFailure(
+  deps: FlowDeps,
+  ctx: Context,
+  scope: PageScope,
+  error: GatewayError,
+): Promise<void> {
   const providerError = error.details?.provider_error as { error: string; description: string } | undefined;
   const { attempt } = scope;
-  const report = Boolean(attempt) && !scope.quiet && (scope.flowToken === undefined || await firstReport(deps, scope.reportPerCode ? `${scope.flowToken}:${error.code}` : scope.flowToken));
+  const report =
+    Boolean(attempt) &&
+    !scope.quiet &&
+    (scope.flowToken === undefined ||
+      (await firstReport(deps, scope.reportPerCode ? `${scope.flowToken}:${error.code}` : scope.flowToken)));
   deps.logger.warn('authorization attempt failed', {
     request_id: ctx.state.requestId,
     code: error.code,
@@ -79,12 +88,26 @@ export async function notifyFailure(deps: FlowDeps, ctx: Context, scope: PageSco
 }
 
 /** The failure as the customer (event) and the end user (page, message to the opener) see it. */
-export async function reportFailure(deps: FlowDeps, ctx: Context, scope: PageScope, error: GatewayError): Promise<void> {
+export async function reportFailure(
+  deps: FlowDeps,
+  ctx: Context,
+  scope: PageScope,
+  error: GatewayError,
+): Promise<void> {
   await notifyFailure(deps, ctx, scope, error);
   const { attempt } = scope;
-  const look = lookFor(deps, ctx, {
-    branding: scope.branding, locale: scope.locale, provider: attempt?.provider, endUser: attempt?.end_user, providerConfigKey: attempt?.provider_config_key,
-  }, scope.quiet ? null : scope.origin);
+  const look = lookFor(
+    deps,
+    ctx,
+    {
+      branding: scope.branding,
+      locale: scope.locale,
+      provider: attempt?.provider,
+      endUser: attempt?.end_user,
+      providerConfigKey: attempt?.provider_config_key,
+    },
+    scope.quiet ? null : scope.origin,
+  );
   sendFailurePage(ctx, look, error);
 }
 
@@ -109,7 +132,10 @@ export function pageRoute(deps: FlowDeps, handle: (ctx: PageContext, scope: Page
           error: err instanceof Error ? err.message : String(err),
           stack: err instanceof Error ? err.stack : undefined,
         });
-        error = new GatewayError('server_error', `An internal error occurred (request ${String(ctx.state.requestId)}); nothing was stored. Please try again.`);
+        error = new GatewayError(
+          'server_error',
+          `An internal error occurred (request ${String(ctx.state.requestId)}); nothing was stored. Please try again.`,
+        );
       }
       await reportFailure(deps, ctx, scope, error);
     }

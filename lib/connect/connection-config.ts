@@ -1,6 +1,13 @@
 import { GatewayError } from '../errors.js';
 import type { Provider } from '../providers/index.js';
-import { blankPlaceholders, fillTemplate as fill, isSafeConfigValue, placeholderFor, placeholderNames, safeConfigValueRule } from '../providers/protocol/index.js';
+import {
+  blankPlaceholders,
+  fillTemplate as fill,
+  isSafeConfigValue,
+  placeholderFor,
+  placeholderNames,
+  safeConfigValueRule,
+} from '../providers/protocol/index.js';
 
 /** The templates a connection's config fills: where the browser goes and where secrets are sent. */
 const templatesOf = (p: Provider) =>
@@ -31,15 +38,27 @@ function valueProblem(name: string, value: string): string | undefined {
  * The config an authorization starts with: catalog defaults, then what the end user typed
  * (declared names only, never a host), then what the customer fixed in the session, which wins.
  */
-export function mergeConnectionConfig(provider: Provider, customer: Record<string, string>, endUser: Record<string, string>): Record<string, string> {
+export function mergeConnectionConfig(
+  provider: Provider,
+  customer: Record<string, string>,
+  endUser: Record<string, string>,
+): Record<string, string> {
   const declared = new Set(provider.connection_configuration ?? []);
   for (const name of Object.keys(endUser)) {
     if (customer[name] !== undefined) continue;
     if (!declared.has(name)) {
-      throw new GatewayError('invalid_connection_config', `Provider "${provider.name}" has no connection setting "${name}".`, { field: `connection_config.${name}` });
+      throw new GatewayError(
+        'invalid_connection_config',
+        `Provider "${provider.name}" has no connection setting "${name}".`,
+        { field: `connection_config.${name}` },
+      );
     }
     if (picksHost(provider, name)) {
-      throw new GatewayError('invalid_connection_config', `connection_config.${name} decides which host receives the credentials, so only the application can set it (in the connect session).`, { field: `connection_config.${name}` });
+      throw new GatewayError(
+        'invalid_connection_config',
+        `connection_config.${name} decides which host receives the credentials, so only the application can set it (in the connect session).`,
+        { field: `connection_config.${name}` },
+      );
     }
   }
   const merged = { ...provider.connection_config_defaults, ...endUser, ...customer };
@@ -57,8 +76,11 @@ export function mergeConnectionConfig(provider: Provider, customer: Record<strin
  */
 export function missingConfig(provider: Provider, config: Record<string, string>): string[] {
   const typed = provider.auth_mode === 'API_KEY' || provider.auth_mode === 'BASIC';
-  const templates = typed ? [provider.proxy.base_url]
-    : provider.auth_mode === 'APP' ? [] : [provider.authorization_url, provider.token_url, provider.admin_consent_url];
+  const templates = typed
+    ? [provider.proxy.base_url]
+    : provider.auth_mode === 'APP'
+      ? []
+      : [provider.authorization_url, provider.token_url, provider.admin_consent_url];
   const needed = new Set<string>();
   for (const template of templates) for (const name of placeholderNames(template ?? '')) needed.add(name);
   return [...needed].filter((name) => !config[name]);
@@ -68,5 +90,7 @@ export function missingConfig(provider: Provider, config: Record<string, string>
 export function fillTemplate(template: string, config: Record<string, string>): string {
   const filled = fill(template, (name) => config[name]);
   if (filled.ok) return filled.value;
-  throw new GatewayError('invalid_connection_config', `connection_config.${filled.name} is missing or invalid.`, { field: `connection_config.${filled.name}` });
+  throw new GatewayError('invalid_connection_config', `connection_config.${filled.name} is missing or invalid.`, {
+    field: `connection_config.${filled.name}`,
+  });
 }

@@ -6,7 +6,10 @@ import type { KeySets } from './flows/id-token.js';
 import type { ConnectSessionStore } from './sessions/session-store.js';
 
 /** Everything the authorization routes need: the feature's dependencies, plus what it builds from them. */
-export interface FlowDeps extends Pick<ConnectDeps, 'catalog' | 'integrations' | 'connections' | 'events' | 'logger' | 'cipher' | 'hooks' | 'fetch'> {
+export interface FlowDeps extends Pick<
+  ConnectDeps,
+  'catalog' | 'integrations' | 'connections' | 'events' | 'logger' | 'cipher' | 'hooks' | 'fetch'
+> {
   /** The gateway's public address, mount prefix included (the pages load provider logos from it). */
   baseUrl: string;
   /** The gateway's default brand for the pages (`connectBranding` option). */

@@ -49,7 +49,14 @@ export function createConnect(deps: ConnectDeps): Connect {
   const connectUrl = `${deps.baseUrl}/oauth/connect`;
   const { catalog, integrations, connections, events, logger, cipher, hooks, fetch } = deps;
   const flowDeps: FlowDeps = {
-    catalog, integrations, connections, events, logger, cipher, hooks, fetch,
+    catalog,
+    integrations,
+    connections,
+    events,
+    logger,
+    cipher,
+    hooks,
+    fetch,
     baseUrl: deps.baseUrl,
     defaultBranding: deps.branding ?? null,
     callbackUrl: `${deps.baseUrl}/oauth/callback`,

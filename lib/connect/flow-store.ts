@@ -46,8 +46,14 @@ export const stateTtlMs = 10 * 60_000;
 export function createFlowStore(storage: Storage): FlowStore {
   // Remembered for an hour after expiry so a late or replayed callback is reported to the
   // customer (event with environment and integration) instead of being an unknown state.
-  return createOneTimeStore<Flow>(storage, { name: 'oauth-states', prefix: 'st_', ttlMs: stateTtlMs, graceMs: 50 * 60_000 });
+  return createOneTimeStore<Flow>(storage, {
+    name: 'oauth-states',
+    prefix: 'st_',
+    ttlMs: stateTtlMs,
+    graceMs: 50 * 60_000,
+  });
 }
 
 /** The operation named in connection and failure events. */
-export const operationOf = (flow: Pick<Flow, 'kind'>): 'oauth' | 'connect' => (flow.kind === 'form' ? 'connect' : 'oauth');
+export const operationOf = (flow: Pick<Flow, 'kind'>): 'oauth' | 'connect' =>
+  flow.kind === 'form' ? 'connect' : 'oauth';

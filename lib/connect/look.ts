@@ -17,7 +17,12 @@ const definedFields = (branding: Branding | null | undefined): Branding =>
   Object.fromEntries(Object.entries(branding ?? {}).filter(([, value]) => value !== undefined && value !== null));
 
 /** The page's presentation: the customer's brand, the end user's language, the provider's face. */
-export function lookFor(deps: Pick<FlowDeps, 'baseUrl' | 'catalog' | 'defaultBranding'>, ctx: Context, parts: LookParts, origin: string | null): Look {
+export function lookFor(
+  deps: Pick<FlowDeps, 'baseUrl' | 'catalog' | 'defaultBranding'>,
+  ctx: Context,
+  parts: LookParts,
+  origin: string | null,
+): Look {
   return lookOf({
     baseUrl: deps.baseUrl,
     // The session's fields win; the gateway's `connectBranding` fills the rest.

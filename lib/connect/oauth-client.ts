@@ -9,7 +9,10 @@ type OAuthClient = { client_id: string; client_secret: string; scopes: string[] 
 export function oauthClientOf(integration: Integration): OAuthClient {
   const c = integration.credentials;
   if (!c || c.type === 'APP') {
-    throw new GatewayError('integration_credentials_missing', `Integration "${integration.unique_key}" has no OAuth client credentials yet: set client_id, client_secret and scopes with PATCH /integrations/${integration.unique_key}.`);
+    throw new GatewayError(
+      'integration_credentials_missing',
+      `Integration "${integration.unique_key}" has no OAuth client credentials yet: set client_id, client_secret and scopes with PATCH /integrations/${integration.unique_key}.`,
+    );
   }
   return { client_id: c.client_id, client_secret: c.client_secret, scopes: c.scopes ?? [] };
 }
@@ -52,7 +55,8 @@ export interface AuthorizationRequest {
 export function authorizationUrl(req: AuthorizationRequest): string {
   const { provider, config } = req;
   const url = parseUrl(fillTemplate(provider.authorization_url ?? '', config), 'authorization URL');
-  for (const [name, value] of Object.entries(provider.authorization_params ?? {})) url.searchParams.set(name, fillTemplate(value, config));
+  for (const [name, value] of Object.entries(provider.authorization_params ?? {}))
+    url.searchParams.set(name, fillTemplate(value, config));
   const scopes = [...(req.extraScopes ?? []), ...scopesFor(provider, req.integration)];
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', oauthClientOf(req.integration).client_id);

@@ -31,13 +31,14 @@ export interface StartBase {
   locale: string | null;
 }
 
-export type Plan =
-  | { step: 'form'; fields: FormField[] }
-  | { step: 'oauth' | 'admin_consent' | 'app_install' };
+export type Plan = { step: 'form'; fields: FormField[] } | { step: 'oauth' | 'admin_consent' | 'app_install' };
 
 const credentialFields: Record<string, FormField[]> = {
   API_KEY: [{ name: 'apiKey', secret: true }],
-  BASIC: [{ name: 'username', secret: false }, { name: 'password', secret: true }],
+  BASIC: [
+    { name: 'username', secret: false },
+    { name: 'password', secret: true },
+  ],
 };
 
 /**
@@ -54,7 +55,10 @@ export function planStart(base: StartBase): Plan {
   else if (mode === 'OAUTH2_CC' && provider.admin_consent_url) step = 'admin_consent';
   else if (mode === 'APP') step = 'app_install';
   else if (!credentials) {
-    throw new GatewayError('unsupported_auth_mode', `Provider "${provider.name}" (auth mode ${mode}) needs no end-user authorization: create its connections with POST /connections.`);
+    throw new GatewayError(
+      'unsupported_auth_mode',
+      `Provider "${provider.name}" (auth mode ${mode}) needs no end-user authorization: create its connections with POST /connections.`,
+    );
   }
   if (step === 'app_install') checkAppInstall(provider, integration);
   else if (step) {
@@ -65,7 +69,10 @@ export function planStart(base: StartBase): Plan {
   const missing = missingConfig(provider, base.connection_config);
   const onlyCustomer = missing.find((name) => picksHost(provider, name));
   if (onlyCustomer) {
-    throw new GatewayError('missing_connection_config', `connection_config.${onlyCustomer} decides which host receives the credentials: the application must set it in the connect session (integrations_config_defaults).`);
+    throw new GatewayError(
+      'missing_connection_config',
+      `connection_config.${onlyCustomer} decides which host receives the credentials: the application must set it in the connect session (integrations_config_defaults).`,
+    );
   }
   const configFields = missing.map((name): FormField => ({ name: `connection_config.${name}`, secret: false }));
   if (credentials) return { step: 'form', fields: [...configFields, ...credentials] };
@@ -89,7 +96,12 @@ const flowOf = (base: StartBase): Omit<Flow, 'browser' | 'kind'> => ({
 });
 
 /** Where the end user goes next for a redirecting step; the flow is stored first, bound to this browser. */
-export function redirectTarget(deps: FlowDeps, ctx: Context, base: StartBase, step: 'oauth' | 'admin_consent' | 'app_install'): Promise<string> {
+export function redirectTarget(
+  deps: FlowDeps,
+  ctx: Context,
+  base: StartBase,
+  step: 'oauth' | 'admin_consent' | 'app_install',
+): Promise<string> {
   if (step === 'app_install') return startAppInstall(deps, ctx, base, flowOf(base));
   if (step === 'admin_consent') return startAdminConsent(deps, ctx, base, flowOf(base));
   return startOAuth2Code(deps, ctx, base, flowOf(base));
@@ -99,7 +111,11 @@ export function redirectTarget(deps: FlowDeps, ctx: Context, base: StartBase, st
 export async function carryOut(deps: FlowDeps, ctx: Context, base: StartBase, plan: Plan): Promise<void> {
   if (plan.step === 'form') {
     const state = await issueBoundFlow(deps, ctx, { ...flowOf(base), kind: 'form' });
-    sendFormPage(ctx, lookOfBase(deps, ctx, base), { action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`, state, fields: plan.fields });
+    sendFormPage(ctx, lookOfBase(deps, ctx, base), {
+      action: `${deps.connectUrl}/${encodeURIComponent(base.integration.unique_key)}`,
+      state,
+      fields: plan.fields,
+    });
     return;
   }
   const target = await redirectTarget(deps, ctx, base, plan.step);
@@ -109,6 +125,16 @@ export async function carryOut(deps: FlowDeps, ctx: Context, base: StartBase, pl
 }
 
 /** The pages' presentation for an attempt that has started. */
-export const lookOfBase = (deps: FlowDeps, ctx: Context, base: StartBase) => lookFor(deps, ctx, {
-  branding: base.branding, locale: base.locale, provider: base.provider.name, endUser: base.end_user, providerConfigKey: base.integration.unique_key,
-}, base.origin);
+export const lookOfBase = (deps: FlowDeps, ctx: Context, base: StartBase) =>
+  lookFor(
+    deps,
+    ctx,
+    {
+      branding: base.branding,
+      locale: base.locale,
+      provider: base.provider.name,
+      endUser: base.end_user,
+      providerConfigKey: base.integration.unique_key,
+    },
+    base.origin,
+  );

@@ -1,7 +1,12 @@
 import type { Context } from 'koa';
 import { GatewayError } from '../errors.js';
 import type { Provider } from '../providers/index.js';
-import { callTokenEndpoint, oauthTokenRequest, type OAuthClientSecret, type TokenEndpointOutcome } from '../providers/protocol/index.js';
+import {
+  callTokenEndpoint,
+  oauthTokenRequest,
+  type OAuthClientSecret,
+  type TokenEndpointOutcome,
+} from '../providers/protocol/index.js';
 import { queryValue } from './request.js';
 
 /** The end user waits on the callback page while the provider answers. */
@@ -18,10 +23,18 @@ export function providerRefusal(ctx: Context, callbackUrl: string): GatewayError
   const details = { provider_error: { error: clip(error), description } };
   const said = description ? `: ${description}` : '';
   if (error === 'access_denied' || error === 'consent_required') {
-    return new GatewayError('authorization_denied', `Access was not granted at the provider (${clip(error)})${said}`, details);
+    return new GatewayError(
+      'authorization_denied',
+      `Access was not granted at the provider (${clip(error)})${said}`,
+      details,
+    );
   }
   if (mentionsRedirect(error) || mentionsRedirect(description)) {
-    return new GatewayError('wrong_redirect', `The provider refused the redirect URI (${clip(error)})${said}. Register ${callbackUrl} as the app's redirect URI.`, details);
+    return new GatewayError(
+      'wrong_redirect',
+      `The provider refused the redirect URI (${clip(error)})${said}. Register ${callbackUrl} as the app's redirect URI.`,
+      details,
+    );
   }
   return new GatewayError('authorization_failed', `The provider reported an error (${clip(error)})${said}`, details);
 }
@@ -29,14 +42,25 @@ export function providerRefusal(ctx: Context, callbackUrl: string): GatewayError
 /** A failed token request as the error the customer sees, with the provider's own words. */
 export function tokenFailure(outcome: Exclude<TokenEndpointOutcome, { ok: true }>, callbackUrl: string): GatewayError {
   if (outcome.reason === 'unavailable') {
-    return new GatewayError('token_exchange_failed', `The token exchange with the provider failed: ${outcome.detail}. Start again.`);
+    return new GatewayError(
+      'token_exchange_failed',
+      `The token exchange with the provider failed: ${outcome.detail}. Start again.`,
+    );
   }
   const details = { provider_error: { error: outcome.error, description: outcome.description } };
   const said = outcome.description ? `: ${outcome.description}` : '';
   if (mentionsRedirect(outcome.description)) {
-    return new GatewayError('wrong_redirect', `The provider refused the token exchange because of the redirect URI (${outcome.error})${said}. Register ${callbackUrl} as the app's redirect URI.`, details);
+    return new GatewayError(
+      'wrong_redirect',
+      `The provider refused the token exchange because of the redirect URI (${outcome.error})${said}. Register ${callbackUrl} as the app's redirect URI.`,
+      details,
+    );
   }
-  return new GatewayError('token_exchange_failed', `The provider refused the token exchange (${outcome.error})${said}`, details);
+  return new GatewayError(
+    'token_exchange_failed',
+    `The provider refused the token exchange (${outcome.error})${said}`,
+    details,
+  );
 }
 
 /** POSTs a grant to a token URL, the client authenticated as the catalog says: the answer, or the error the customer sees. */
@@ -47,7 +71,13 @@ export async function grantToken(
   client: OAuthClientSecret,
   grant: Record<string, string>,
 ): Promise<Record<string, unknown>> {
-  const request = oauthTokenRequest({ url, client, auth: provider.token_request_auth, grant, timeoutMs: tokenTimeoutMs });
+  const request = oauthTokenRequest({
+    url,
+    client,
+    auth: provider.token_request_auth,
+    grant,
+    timeoutMs: tokenTimeoutMs,
+  });
   const outcome = await callTokenEndpoint(deps.fetch, request);
   if (!outcome.ok) throw tokenFailure(outcome, deps.callbackUrl);
   return outcome.body;

@@ -47,7 +47,8 @@ export function configFromTokenResponse(provider: Provider, body: Record<string,
       } catch {
         throw new GatewayError('token_exchange_failed', `The provider's ${rule.from} is not an https URL.`);
       }
-      if (!hostPattern.test(host)) throw new GatewayError('token_exchange_failed', `The provider's ${rule.from} has an unusable host.`);
+      if (!hostPattern.test(host))
+        throw new GatewayError('token_exchange_failed', `The provider's ${rule.from} has an unusable host.`);
       out[name] = host;
     } else if (isSafeConfigValue(value)) {
       out[name] = value;

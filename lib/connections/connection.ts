@@ -56,7 +56,10 @@ export function listedConnection(s: StoredConnection) {
   return viewOf(s, { auth_mode: s.auth_mode ?? null });
 }
 
-function viewOf(c: Omit<StoredConnection, 'credentials'>, auth: { credentials: ConnectionCredentials } | { auth_mode: AuthMode | null }) {
+function viewOf(
+  c: Omit<StoredConnection, 'credentials'>,
+  auth: { credentials: ConnectionCredentials } | { auth_mode: AuthMode | null },
+) {
   return {
     connection_id: c.connection_id,
     provider_config_key: c.provider_config_key,

@@ -14,8 +14,10 @@ export interface ConnectionPage {
 }
 
 /** The lists a connection is in, beside its environment's `all`: one per filter the API offers. */
-export const connectionLists = (s: StoredConnection): string[] =>
-  [`integration:${s.provider_config_key}`, ...(s.end_user ? [`end_user:${s.end_user.id}`] : [])];
+export const connectionLists = (s: StoredConnection): string[] => [
+  `integration:${s.provider_config_key}`,
+  ...(s.end_user ? [`end_user:${s.end_user.id}`] : []),
+];
 
 /** How many index entries one call may examine when a filter has to look at the records (search). */
 const scanLimit = 5_000;
@@ -23,9 +25,12 @@ const scanLimit = 5_000;
 function matches(s: StoredConnection, f: ConnectionFilter, search: string | undefined): boolean {
   if (f.provider_config_key && s.provider_config_key !== f.provider_config_key) return false;
   if (f.end_user_id && s.end_user?.id !== f.end_user_id) return false;
-  return !search || s.connection_id.toLowerCase().includes(search) ||
+  return (
+    !search ||
+    s.connection_id.toLowerCase().includes(search) ||
     Boolean(s.end_user?.email?.toLowerCase().includes(search)) ||
-    Boolean(s.end_user?.display_name?.toLowerCase().includes(search));
+    Boolean(s.end_user?.display_name?.toLowerCase().includes(search))
+  );
 }
 
 /**
@@ -34,10 +39,18 @@ function matches(s: StoredConnection, f: ConnectionFilter, search: string | unde
  * opened. A search, or an end user within one integration, also checks the records it reads:
  * at most `scanLimit` per call, so a page may come back short with a cursor to go on.
  */
-export async function listConnections(store: Collection<StoredConnection>, env: string, filter: ConnectionFilter,
-  limit: number, after: IndexPosition | undefined): Promise<ConnectionPage> {
-  const list = filter.end_user_id ? `end_user:${filter.end_user_id}`
-    : filter.provider_config_key ? `integration:${filter.provider_config_key}` : 'all';
+export async function listConnections(
+  store: Collection<StoredConnection>,
+  env: string,
+  filter: ConnectionFilter,
+  limit: number,
+  after: IndexPosition | undefined,
+): Promise<ConnectionPage> {
+  const list = filter.end_user_id
+    ? `end_user:${filter.end_user_id}`
+    : filter.provider_config_key
+      ? `integration:${filter.provider_config_key}`
+      : 'all';
   const search = filter.search?.toLowerCase();
   const checks = search !== undefined || (filter.end_user_id !== undefined && filter.provider_config_key !== undefined);
   const records: StoredConnection[] = [];
@@ -46,13 +59,21 @@ export async function listConnections(store: Collection<StoredConnection>, env: 
   for (;;) {
     const want = checks ? Math.min(Math.max(limit, 200), scanLimit - scanned) : limit - records.length;
     const positions = await store.page(env, list, want, cursor);
-    const found = await store.getMany(env, positions.map((p) => p.id));
+    const found = await store.getMany(
+      env,
+      positions.map((p) => p.id),
+    );
     for (let i = 0; i < positions.length; i++) {
       const record = found[i];
       cursor = positions[i];
       if (record && matches(record, filter, search)) records.push(record);
       if (records.length === limit) {
-        const next = i < positions.length - 1 ? cursor : positions.length < want ? undefined : await more(store, env, list, cursor);
+        const next =
+          i < positions.length - 1
+            ? cursor
+            : positions.length < want
+              ? undefined
+              : await more(store, env, list, cursor);
         return { records, next: next ?? null };
       }
     }
@@ -64,6 +85,11 @@ export async function listConnections(store: Collection<StoredConnection>, env: 
 }
 
 /** Whether the list goes on after `at` (so the last page of a list says so, not the one after it). */
-async function more(store: Collection<StoredConnection>, env: string, list: string, at: IndexPosition | undefined): Promise<IndexPosition | undefined> {
+async function more(
+  store: Collection<StoredConnection>,
+  env: string,
+  list: string,
+  at: IndexPosition | undefined,
+): Promise<IndexPosition | undefined> {
   return (await store.page(env, list, 1, at)).length > 0 ? at : undefined;
 }

@@ -12,9 +12,14 @@ import { decodePositionCursor, encodePositionCursor } from '../http/position-cur
 
 /** The integration a single-connection route targets: `?provider_config_key=` or the header. */
 function providerConfigKeyOf(ctx: Context): string {
-  const value = (typeof ctx.query.provider_config_key === 'string' ? ctx.query.provider_config_key : '') ||
+  const value =
+    (typeof ctx.query.provider_config_key === 'string' ? ctx.query.provider_config_key : '') ||
     ctx.get('provider-config-key');
-  if (!value) fail('missing_provider_config_key', 'Name the integration: ?provider_config_key=… or the Provider-Config-Key header.');
+  if (!value)
+    fail(
+      'missing_provider_config_key',
+      'Name the integration: ?provider_config_key=… or the Provider-Config-Key header.',
+    );
   return parseOrFail(uniqueKey, value, 'invalid_request');
 }
 
@@ -27,33 +32,57 @@ export type VerifyImport = (environment: string, input: ConnectionInput) => Prom
 export function createConnectionRoutes(connections: ConnectionService, verify?: VerifyImport): RouteSpec[] {
   const routes = defineRoutes({ auth: 'secret_key', tag: 'connections' });
 
-  routes.post('/connections', { summary: 'Import a connection (spec 4.5); 201 created, 200 overridden', body: importConnectionSchema, success: 201, errors: [404, 424] }, async (ctx) => {
-    const { verify: verifyFirst, ...input } = parseOrFail(importConnectionSchema, await readJson(ctx));
-    if (verifyFirst) {
-      if (input.credentials.type !== 'API_KEY' && input.credentials.type !== 'BASIC') {
-        fail('invalid_request', `verify: only API_KEY and BASIC credentials can be checked on import (these are ${input.credentials.type}).`, { field: 'verify' });
+  routes.post(
+    '/connections',
+    {
+      summary: 'Import a connection (spec 4.5); 201 created, 200 overridden',
+      body: importConnectionSchema,
+      success: 201,
+      errors: [404, 424],
+    },
+    async (ctx) => {
+      const { verify: verifyFirst, ...input } = parseOrFail(importConnectionSchema, await readJson(ctx));
+      if (verifyFirst) {
+        if (input.credentials.type !== 'API_KEY' && input.credentials.type !== 'BASIC') {
+          fail(
+            'invalid_request',
+            `verify: only API_KEY and BASIC credentials can be checked on import (these are ${input.credentials.type}).`,
+            { field: 'verify' },
+          );
+        }
+        if (!verify)
+          fail('invalid_request', 'verify: this gateway cannot check credentials on import.', { field: 'verify' });
+        await verify(ctx.state.environment.name, input);
       }
-      if (!verify) fail('invalid_request', 'verify: this gateway cannot check credentials on import.', { field: 'verify' });
-      await verify(ctx.state.environment.name, input);
-    }
-    const { connection, created } = await connections.upsert(ctx.state.environment.name, input, 'import');
-    ctx.status = created ? 201 : 200;
-    ctx.body = { data: publicConnection(connection, false) };
-  });
+      const { connection, created } = await connections.upsert(ctx.state.environment.name, input, 'import');
+      ctx.status = created ? 201 : 200;
+      ctx.body = { data: publicConnection(connection, false) };
+    },
+  );
 
-  routes.get('/connections', {
-    summary: 'List connections',
-    query: { provider_config_key: 'integration filter', end_user_id: 'end user filter', search: 'substring of id, email or name', limit: '1-1000, default 100', cursor: 'next_cursor of the previous page' },
-    errors: [400],
-  }, async (ctx) => {
-    const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
-    const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
-    const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
-    ctx.body = {
-      data: page.records.map(listedConnection),
-      next_cursor: page.next ? encodePositionCursor(page.next, 'connections') : null,
-    };
-  });
+  routes.get(
+    '/connections',
+    {
+      summary: 'List connections',
+      query: {
+        provider_config_key: 'integration filter',
+        end_user_id: 'end user filter',
+        search: 'substring of id, email or name',
+        limit: '1-1000, default 100',
+        cursor: 'next_cursor of the previous page',
+      },
+      errors: [400],
+    },
+    async (ctx) => {
+      const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
+      const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
+      const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
+      ctx.body = {
+        data: page.records.map(listedConnection),
+        next_cursor: page.next ? encodePositionCursor(page.next, 'connections') : null,
+      };
+    },
+  );
 
   // Before `/connections/:connectionId` so that "metadata" is never read as a connection id.
   for (const [method, mode, summary] of [
@@ -63,32 +92,74 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
     routes[method]('/connections/metadata', { summary, body: metadataSchema, errors: [404] }, async (ctx) => {
       const body = parseOrFail(metadataSchema, await readJson(ctx));
       const ids = Array.isArray(body.connection_id) ? body.connection_id : [body.connection_id];
-      const updated = await connections.setMetadata(ctx.state.environment.name, body.provider_config_key, ids, body.metadata, mode);
-      ctx.body = { data: updated.map((c) => ({ connection_id: c.connection_id, provider_config_key: c.provider_config_key, metadata: c.metadata })) };
+      const updated = await connections.setMetadata(
+        ctx.state.environment.name,
+        body.provider_config_key,
+        ids,
+        body.metadata,
+        mode,
+      );
+      ctx.body = {
+        data: updated.map((c) => ({
+          connection_id: c.connection_id,
+          provider_config_key: c.provider_config_key,
+          metadata: c.metadata,
+        })),
+      };
     });
   }
 
-  routes.get('/connections/:connectionId', { summary: 'Get a connection with its credentials', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
-    const env = ctx.state.environment.name;
-    const connection = await connections.require(env, providerConfigKeyOf(ctx), param(ctx, 'connectionId'));
-    ctx.body = { data: publicConnection(connection, true) };
-  });
+  routes.get(
+    '/connections/:connectionId',
+    {
+      summary: 'Get a connection with its credentials',
+      query: { provider_config_key: 'or the Provider-Config-Key header' },
+      errors: [400, 404],
+    },
+    async (ctx) => {
+      const env = ctx.state.environment.name;
+      const connection = await connections.require(env, providerConfigKeyOf(ctx), param(ctx, 'connectionId'));
+      ctx.body = { data: publicConnection(connection, true) };
+    },
+  );
 
-  routes.patch('/connections/:connectionId', { summary: 'Patch one connection\'s end user (spec 4.7)', body: patchConnectionSchema, query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [404] }, async (ctx) => {
-    const pck = providerConfigKeyOf(ctx);
-    const body = parseOrFail(patchConnectionSchema, await readJson(ctx));
-    const updated = await connections.patchEndUser(ctx.state.environment.name, pck, param(ctx, 'connectionId'), body.end_user);
-    ctx.body = { data: publicConnection(updated, false) };
-  });
+  routes.patch(
+    '/connections/:connectionId',
+    {
+      summary: "Patch one connection's end user (spec 4.7)",
+      body: patchConnectionSchema,
+      query: { provider_config_key: 'or the Provider-Config-Key header' },
+      errors: [404],
+    },
+    async (ctx) => {
+      const pck = providerConfigKeyOf(ctx);
+      const body = parseOrFail(patchConnectionSchema, await readJson(ctx));
+      const updated = await connections.patchEndUser(
+        ctx.state.environment.name,
+        pck,
+        param(ctx, 'connectionId'),
+        body.end_user,
+      );
+      ctx.body = { data: publicConnection(updated, false) };
+    },
+  );
 
-  routes.delete('/connections/:connectionId', { summary: 'Delete a connection', query: { provider_config_key: 'or the Provider-Config-Key header' }, errors: [400, 404] }, async (ctx) => {
-    const pck = providerConfigKeyOf(ctx);
-    const cid = param(ctx, 'connectionId');
-    if (!(await connections.delete(ctx.state.environment.name, pck, cid))) {
-      fail('unknown_connection', `No connection "${cid}" under integration "${pck}".`);
-    }
-    ctx.body = { data: { connection_id: cid, provider_config_key: pck, deleted: true } };
-  });
+  routes.delete(
+    '/connections/:connectionId',
+    {
+      summary: 'Delete a connection',
+      query: { provider_config_key: 'or the Provider-Config-Key header' },
+      errors: [400, 404],
+    },
+    async (ctx) => {
+      const pck = providerConfigKeyOf(ctx);
+      const cid = param(ctx, 'connectionId');
+      if (!(await connections.delete(ctx.state.environment.name, pck, cid))) {
+        fail('unknown_connection', `No connection "${cid}" under integration "${pck}".`);
+      }
+      ctx.body = { data: { connection_id: cid, provider_config_key: pck, deleted: true } };
+    },
+  );
 
   return routes.specs;
 }

@@ -22,7 +22,11 @@ export type { ConnectionFilter, ConnectionPage } from './listing.js';
 
 export interface ConnectionService {
   /** Creates, or overrides an existing connection with the same id (keeping its created_at). */
-  upsert(env: string, input: ConnectionInput, operation: 'import' | 'oauth' | 'connect'): Promise<{ connection: Connection; created: boolean }>;
+  upsert(
+    env: string,
+    input: ConnectionInput,
+    operation: 'import' | 'oauth' | 'connect',
+  ): Promise<{ connection: Connection; created: boolean }>;
   get(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
   /** Cached lookup for the hot path; 404 `unknown_connection` when missing. */
   require(env: string, providerConfigKey: string, connectionId: string): Promise<Connection>;
@@ -34,17 +38,37 @@ export interface ConnectionService {
    */
   reload(env: string, providerConfigKey: string, connectionId: string): Promise<Connection | undefined>;
   /** One page, oldest first, from the environment's ordered index; credentials stay sealed. */
-  list(env: string, filter: ConnectionFilter, page: { limit: number; after?: IndexPosition | undefined }): Promise<ConnectionPage>;
+  list(
+    env: string,
+    filter: ConnectionFilter,
+    page: { limit: number; after?: IndexPosition | undefined },
+  ): Promise<ConnectionPage>;
   /** Every connection id of an integration, a page at a time. */
   idsOf(env: string, providerConfigKey: string): AsyncIterable<string>;
   /** Moves connections stored by an older layout into the index (run once at start). */
   upgrade(): Promise<number>;
   patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
-  setMetadata(env: string, providerConfigKey: string, connectionIds: readonly string[], metadata: Record<string, unknown>, mode: 'replace' | 'merge'): Promise<Connection[]>;
+  setMetadata(
+    env: string,
+    providerConfigKey: string,
+    connectionIds: readonly string[],
+    metadata: Record<string, unknown>,
+    mode: 'replace' | 'merge',
+  ): Promise<Connection[]>;
   /** Stores new credentials sealed (after a refresh or mint), clearing any auth problem. */
-  updateCredentials(env: string, providerConfigKey: string, connectionId: string, credentials: ConnectionCredentials): Promise<Connection>;
+  updateCredentials(
+    env: string,
+    providerConfigKey: string,
+    connectionId: string,
+    credentials: ConnectionCredentials,
+  ): Promise<Connection>;
   /** Marks the connection unusable until new credentials arrive; it is not deleted. */
-  markAuthProblem(env: string, providerConfigKey: string, connectionId: string, problem: Omit<AuthProblem, 'at'>): Promise<void>;
+  markAuthProblem(
+    env: string,
+    providerConfigKey: string,
+    connectionId: string,
+    problem: Omit<AuthProblem, 'at'>,
+  ): Promise<void>;
   delete(env: string, providerConfigKey: string, connectionId: string): Promise<boolean>;
   deleteAllOf(env: string, providerConfigKey: string): Promise<number>;
 }
@@ -62,7 +86,11 @@ const sep = '\u001e';
 const idOf = (pck: string, cid: string) => `${pck}${sep}${cid}`;
 
 /** Where connections keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
-export const sealedConnections = { collection: 'connections', lock: (env: string, id: string) => `connection:${env}:${id}`, field: 'credentials' } as const;
+export const sealedConnections = {
+  collection: 'connections',
+  lock: (env: string, id: string) => `connection:${env}:${id}`,
+  field: 'credentials',
+} as const;
 
 export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
   const { cipher, storage, events } = deps;
@@ -88,7 +116,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
       const current = await store.get(env, idOf(pck, cid));
       if (!current) notFound(pck, cid);
-      const next = await store.put(env, idOf(pck, cid), { ...edit(current as StoredConnection), updated_at: new Date().toISOString() }, current);
+      const next = await store.put(
+        env,
+        idOf(pck, cid),
+        { ...edit(current as StoredConnection), updated_at: new Date().toISOString() },
+        current,
+      );
       cache.delete(cacheKey(env, pck, cid));
       return open(env, next);
     });
@@ -98,7 +131,11 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       const integration = await deps.integrations.require(env, input.provider_config_key);
       const mode = integration.auth_mode;
       if (input.credentials.type !== mode) {
-        fail('invalid_credentials', `credentials.type must be ${mode} for integration "${integration.unique_key}" (provider ${integration.provider}).`, { field: 'credentials.type' });
+        fail(
+          'invalid_credentials',
+          `credentials.type must be ${mode} for integration "${integration.unique_key}" (provider ${integration.provider}).`,
+          { field: 'credentials.type' },
+        );
       }
       const cid = input.connection_id ?? randomUUID();
       const pck = input.provider_config_key;
@@ -126,8 +163,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       });
       await events.publish({
         type: result.created ? 'connection.created' : 'connection.overridden',
-        environment: env, provider_config_key: pck, connection_id: cid, provider: integration.provider,
-        end_user: result.connection.end_user, operation,
+        environment: env,
+        provider_config_key: pck,
+        connection_id: cid,
+        provider: integration.provider,
+        end_user: result.connection.end_user,
+        operation,
       });
       return result;
     },
@@ -173,9 +214,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       for (const cid of ids) if (!(await store.get(env, idOf(pck, cid)))) notFound(pck, cid);
       const out: Connection[] = [];
       for (const cid of ids) {
-        out.push(await change(env, pck, cid, (s) => ({
-          ...s, metadata: mode === 'replace' ? { ...metadata } : { ...s.metadata, ...metadata },
-        })));
+        out.push(
+          await change(env, pck, cid, (s) => ({
+            ...s,
+            metadata: mode === 'replace' ? { ...metadata } : { ...s.metadata, ...metadata },
+          })),
+        );
       }
       return out;
     },
@@ -186,13 +230,30 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
         return { ...s, credentials: cipher.seal(credentials), auth_problem: null };
       });
       if (recovered) {
-        await events.publish({ type: 'connection.auth_recovered', environment: env, provider_config_key: pck, connection_id: cid, provider: updated.provider });
+        await events.publish({
+          type: 'connection.auth_recovered',
+          environment: env,
+          provider_config_key: pck,
+          connection_id: cid,
+          provider: updated.provider,
+        });
       }
       return updated;
     },
     async markAuthProblem(env, pck, cid, problem) {
-      const updated = await change(env, pck, cid, (s) => ({ ...s, auth_problem: { ...problem, at: new Date().toISOString() } }));
-      await events.publish({ type: 'connection.auth_failed', environment: env, provider_config_key: pck, connection_id: cid, provider: updated.provider, code: problem.code, message: problem.message });
+      const updated = await change(env, pck, cid, (s) => ({
+        ...s,
+        auth_problem: { ...problem, at: new Date().toISOString() },
+      }));
+      await events.publish({
+        type: 'connection.auth_failed',
+        environment: env,
+        provider_config_key: pck,
+        connection_id: cid,
+        provider: updated.provider,
+        code: problem.code,
+        message: problem.message,
+      });
     },
     async delete(env, pck, cid) {
       const stored = await store.get(env, idOf(pck, cid));
@@ -200,7 +261,13 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`]);
       cache.delete(cacheKey(env, pck, cid));
       if (existed && stored) {
-        await events.publish({ type: 'connection.deleted', environment: env, provider_config_key: pck, connection_id: cid, provider: stored.provider });
+        await events.publish({
+          type: 'connection.deleted',
+          environment: env,
+          provider_config_key: pck,
+          connection_id: cid,
+          provider: stored.provider,
+        });
       }
       return existed;
     },

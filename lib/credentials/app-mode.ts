@@ -21,7 +21,10 @@ const assumedLifetimeMs = 60 * 60 * 1000;
 function appOf(target: CredentialTarget) {
   const c = target.integration.credentials;
   if (c?.type === 'APP') return c;
-  return fail('integration_credentials_missing', `Integration "${target.integration.unique_key}" has no app ID and private key, which minting installation tokens needs. Set them with PATCH /integrations/${target.integration.unique_key}.`);
+  return fail(
+    'integration_credentials_missing',
+    `Integration "${target.integration.unique_key}" has no app ID and private key, which minting installation tokens needs. Set them with PATCH /integrations/${target.integration.unique_key}.`,
+  );
 }
 
 const installationUrl = (target: CredentialTarget, installationId: string) =>
@@ -41,7 +44,13 @@ export function createAppMode(deps: AppModeDeps): TokenMode<AppCredentials> {
     fingerprint(target, c) {
       const app = target.integration.credentials;
       const parts = app?.type === 'APP' ? [app.app_id, app.private_key] : [];
-      return fingerprint('APP', target.provider.proxy.base_url, JSON.stringify(target.connection.connection_config), c.installation_id, ...parts);
+      return fingerprint(
+        'APP',
+        target.provider.proxy.base_url,
+        JSON.stringify(target.connection.connection_config),
+        c.installation_id,
+        ...parts,
+      );
     },
     async obtain(target, c) {
       const app = appOf(target);
@@ -55,7 +64,12 @@ export function createAppMode(deps: AppModeDeps): TokenMode<AppCredentials> {
       if (!outcome.ok) return outcome;
       const { body } = outcome;
       if (typeof body.token !== 'string' || body.token === '') {
-        return { ok: false, reason: 'unavailable', status: outcome.status, detail: 'the provider answered without an installation token' };
+        return {
+          ok: false,
+          reason: 'unavailable',
+          status: outcome.status,
+          detail: 'the provider answered without an installation token',
+        };
       }
       const expires = typeof body.expires_at === 'string' ? Date.parse(body.expires_at) : Number.NaN;
       const expiresAt = new Date(Number.isFinite(expires) ? expires : deps.now() + assumedLifetimeMs).toISOString();
@@ -64,11 +78,12 @@ export function createAppMode(deps: AppModeDeps): TokenMode<AppCredentials> {
     refusalMessage(target, outcome) {
       const app = target.integration.credentials;
       const appId = app?.type === 'APP' ? app.app_id : '?';
-      const why = outcome.status === 404
-        ? `installation ${String((target.connection.credentials as AppCredentials).installation_id)} was not found: the app may have been uninstalled`
-        : outcome.status === 401
-          ? `the app's JWT was refused: check the app ID (${appId}) and private key of integration "${target.integration.unique_key}"`
-          : `${outcome.error}${outcome.description ? `: ${outcome.description}` : ''}`;
+      const why =
+        outcome.status === 404
+          ? `installation ${String((target.connection.credentials as AppCredentials).installation_id)} was not found: the app may have been uninstalled`
+          : outcome.status === 401
+            ? `the app's JWT was refused: check the app ID (${appId}) and private key of integration "${target.integration.unique_key}"`
+            : `${outcome.error}${outcome.description ? `: ${outcome.description}` : ''}`;
       return `The provider refused an installation token for connection "${target.connection.connection_id}" (${why}). The connection has not been deleted.`;
     },
   };

@@ -23,8 +23,14 @@ export function createClientCredentialsMode(deps: ClientCredentialsModeDeps): To
     expiresAt: (c) => c.expires_at,
     fingerprint(target) {
       const client = target.integration.credentials;
-      const parts = client && client.type !== 'APP' ? [client.client_id, client.client_secret, client.scopes.join(' ')] : [];
-      return fingerprint('OAUTH2_CC', target.provider.token_url, JSON.stringify(target.connection.connection_config), ...parts);
+      const parts =
+        client && client.type !== 'APP' ? [client.client_id, client.client_secret, client.scopes.join(' ')] : [];
+      return fingerprint(
+        'OAUTH2_CC',
+        target.provider.token_url,
+        JSON.stringify(target.connection.connection_config),
+        ...parts,
+      );
     },
     async obtain(target) {
       const { scopes } = oauthClientOf(target);
@@ -34,12 +40,22 @@ export function createClientCredentialsMode(deps: ClientCredentialsModeDeps): To
       if (!outcome.ok) return outcome;
       const { body } = outcome;
       if (typeof body.access_token !== 'string' || body.access_token === '') {
-        return { ok: false, reason: 'unavailable', status: outcome.status, detail: 'the token endpoint answered without an access_token' };
+        return {
+          ok: false,
+          reason: 'unavailable',
+          status: outcome.status,
+          detail: 'the token endpoint answered without an access_token',
+        };
       }
       const expiresAt = expiresAtFrom(body.expires_in, deps.now());
       return {
         ok: true,
-        credentials: { type: 'OAUTH2_CC', token: body.access_token, ...(expiresAt ? { expires_at: expiresAt } : {}), raw: rawWithoutTokens(body) },
+        credentials: {
+          type: 'OAUTH2_CC',
+          token: body.access_token,
+          ...(expiresAt ? { expires_at: expiresAt } : {}),
+          raw: rawWithoutTokens(body),
+        },
       };
     },
     refusalMessage(target, outcome) {

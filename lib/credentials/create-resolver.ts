@@ -35,13 +35,16 @@ export interface CredentialResolverDeps {
 function staticMaterial(target: CredentialTarget): AuthMaterial {
   const c = target.connection.credentials;
   switch (c.type) {
-    case 'API_KEY': return placeCredentials(target.provider, { apiKey: c.apiKey });
-    case 'BASIC': return placeCredentials(target.provider, {
-      username: c.username,
-      password: c.password,
-      basic: Buffer.from(`${c.username}:${c.password}`).toString('base64'),
-    });
-    default: return { headers: {}, query: {} };
+    case 'API_KEY':
+      return placeCredentials(target.provider, { apiKey: c.apiKey });
+    case 'BASIC':
+      return placeCredentials(target.provider, {
+        username: c.username,
+        password: c.password,
+        basic: Buffer.from(`${c.username}:${c.password}`).toString('base64'),
+      });
+    default:
+      return { headers: {}, query: {} };
   }
 }
 
@@ -65,7 +68,13 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
   });
   const oauth2 = createOAuth2Mode({ fetch: fetchFn, now, bufferMs: refreshBufferMs, timeoutMs });
   const clientCredentials = createClientCredentialsMode({ fetch: fetchFn, now, bufferMs: refreshBufferMs, timeoutMs });
-  const app = createAppMode({ fetch: fetchFn, now, signer: createAppJwtSigner({ now }), bufferMs: deps.appTokenBufferMs ?? 5 * 60_000, timeoutMs });
+  const app = createAppMode({
+    fetch: fetchFn,
+    now,
+    signer: createAppJwtSigner({ now }),
+    bufferMs: deps.appTokenBufferMs ?? 5 * 60_000,
+    timeoutMs,
+  });
   // The token each target was last given, so `forceRefresh` knows which token the provider refused.
   const handedOut = new WeakMap<CredentialTarget, string>();
 
@@ -79,7 +88,12 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
    * Placed material per connection object (a write replaces the object, a renewed token too),
    * with the token's expiry parsed once: the hot path neither fills templates nor parses dates.
    */
-  interface Placed { provider: Provider; token: string | undefined; expiresAt: number; material: AuthMaterial }
+  interface Placed {
+    provider: Provider;
+    token: string | undefined;
+    expiresAt: number;
+    material: AuthMaterial;
+  }
   const placed = new WeakMap<Connection, Placed>();
   const tokenModes = { OAUTH2: oauth2, OAUTH2_CC: clientCredentials, APP: app } as const;
 
@@ -95,7 +109,12 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
     if (!token) return undefined;
     const expiresAt = mode.expiresAt(c);
     const expires = expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
-    return { provider, token, expiresAt: Number.isNaN(expires) ? 0 : expires - mode.bufferMs, material: placeCredentials(provider, { accessToken: token }) };
+    return {
+      provider,
+      token,
+      expiresAt: Number.isNaN(expires) ? 0 : expires - mode.bufferMs,
+      material: placeCredentials(provider, { accessToken: token }),
+    };
   };
   // A placement that fails (credentials unfit for a header) is `resolve`'s to report.
   const placeQuietly = (target: CredentialTarget): Placed | undefined => {
@@ -119,16 +138,23 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
     async resolve(target, options = {}) {
       const c = target.connection.credentials;
       if (c.type !== target.provider.auth_mode && c.type !== 'NONE') {
-        fail('invalid_credentials', `Connection "${target.connection.connection_id}" holds ${c.type} credentials but provider "${target.provider.name}" uses ${target.provider.auth_mode}. Import the connection again.`);
+        fail(
+          'invalid_credentials',
+          `Connection "${target.connection.connection_id}" holds ${c.type} credentials but provider "${target.provider.name}" uses ${target.provider.auth_mode}. Import the connection again.`,
+        );
       }
       const tokenOptions = { force: options.forceRefresh === true, refused: handedOut.get(target) };
       switch (c.type) {
         case 'NONE':
         case 'API_KEY':
-        case 'BASIC': return staticMaterial(target);
-        case 'OAUTH2': return withToken(target, flow.token(oauth2, target, tokenOptions));
-        case 'OAUTH2_CC': return withToken(target, flow.token(clientCredentials, target, tokenOptions));
-        case 'APP': return withToken(target, flow.token(app, target, tokenOptions));
+        case 'BASIC':
+          return staticMaterial(target);
+        case 'OAUTH2':
+          return withToken(target, flow.token(oauth2, target, tokenOptions));
+        case 'OAUTH2_CC':
+          return withToken(target, flow.token(clientCredentials, target, tokenOptions));
+        case 'APP':
+          return withToken(target, flow.token(app, target, tokenOptions));
       }
     },
   };

@@ -23,7 +23,13 @@ const defaults: Record<string, CredentialPlacement[]> = {
 };
 
 /** The value of a placement that names no template: the mode's one credential. */
-const defaultTemplate: Record<string, string> = { API_KEY: '${apiKey}', BASIC: '${basic}', OAUTH2: '${accessToken}', OAUTH2_CC: '${accessToken}', APP: '${accessToken}' };
+const defaultTemplate: Record<string, string> = {
+  API_KEY: '${apiKey}',
+  BASIC: '${basic}',
+  OAUTH2: '${accessToken}',
+  OAUTH2_CC: '${accessToken}',
+  APP: '${accessToken}',
+};
 
 const variable = /\$\{([a-zA-Z]+)\}/g;
 // Header values travel as-is; a control character would end the header (request splitting).
@@ -38,12 +44,16 @@ export function placeCredentials(provider: Provider, values: PlacementValues): A
     const value = template.replace(variable, (whole, name: string) => {
       const filled = values[name as keyof PlacementValues];
       // The catalog schema checks templates per mode, so this is a programming error.
-      if (filled === undefined) throw new Error(`provider ${provider.name}: ${whole} has no value in auth mode ${provider.auth_mode}`);
+      if (filled === undefined)
+        throw new Error(`provider ${provider.name}: ${whole} has no value in auth mode ${provider.auth_mode}`);
       return filled;
     });
     if (placement.in === 'header') {
       if (unsafeHeaderValue.test(value)) {
-        fail('invalid_credentials', `The credentials of this connection hold characters that cannot be sent in the ${placement.name} header. Import the connection again with clean credentials.`);
+        fail(
+          'invalid_credentials',
+          `The credentials of this connection hold characters that cannot be sent in the ${placement.name} header. Import the connection again with clean credentials.`,
+        );
       }
       material.headers[placement.name] = value;
     } else {

@@ -33,12 +33,15 @@ export function validateEnvironments(environments: readonly Environment[]): stri
     if (typeof env.secretKey !== 'string' || env.secretKey.length < 16) {
       problems.push(`environment "${env.name}": secret key must be at least 16 characters`);
     }
-    if (keys.has(env.secretKey)) problems.push(`environment "${env.name}": secret key is shared with another environment or key`);
+    if (keys.has(env.secretKey))
+      problems.push(`environment "${env.name}": secret key is shared with another environment or key`);
     names.add(env.name);
     keys.add(env.secretKey);
     if (env.deployKey !== undefined) {
-      if (typeof env.deployKey !== 'string' || env.deployKey.length < 16) problems.push(`environment "${env.name}": deploy key must be at least 16 characters`);
-      else if (keys.has(env.deployKey)) problems.push(`environment "${env.name}": deploy key must differ from every secret key and other deploy key`);
+      if (typeof env.deployKey !== 'string' || env.deployKey.length < 16)
+        problems.push(`environment "${env.name}": deploy key must be at least 16 characters`);
+      else if (keys.has(env.deployKey))
+        problems.push(`environment "${env.name}": deploy key must differ from every secret key and other deploy key`);
       keys.add(env.deployKey);
     }
   }

@@ -32,7 +32,8 @@ export function createKeyMatcher(environments: readonly Environment[]): KeyMatch
     const candidate = Buffer.from(presented, 'utf8');
     let found: { env: Environment; role: KeyRole } | undefined;
     for (const entry of table) {
-      if (entry.key.length === candidate.length && timingSafeEqual(entry.key, candidate)) found = { env: entry.env, role: entry.role };
+      if (entry.key.length === candidate.length && timingSafeEqual(entry.key, candidate))
+        found = { env: entry.env, role: entry.role };
     }
     return found;
   };
@@ -59,7 +60,10 @@ export function createAuthenticate(matcher: KeyMatcher): Authenticate {
     }
     const found = matcher.identify(match[1]) ?? fail('unauthorized', 'The secret key is not valid.');
     if (found.role === 'deploy' && !(ctx.method === deployRoute.method && ctx.path === deployRoute.path)) {
-      fail('unauthorized', 'A deploy key only deploys scripts (POST /scripts/deploy); send the environment\'s secret key.');
+      fail(
+        'unauthorized',
+        "A deploy key only deploys scripts (POST /scripts/deploy); send the environment's secret key.",
+      );
     }
     ctx.state.environment = found.env;
     ctx.state.keyRole = found.role;

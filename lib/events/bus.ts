@@ -2,12 +2,51 @@ import type { EndUser } from '../connections/index.js';
 
 /** Things that happen inside the gateway that other features (webhooks, logs) react to. */
 export type GatewayEvent =
-  | { type: 'connection.created' | 'connection.overridden'; environment: string; provider_config_key: string; connection_id: string; provider: string; end_user: EndUser | null; operation: 'import' | 'oauth' | 'connect' }
-  | { type: 'connection.deleted'; environment: string; provider_config_key: string; connection_id: string; provider: string }
-  | { type: 'connection.auth_failed'; environment: string; provider_config_key: string; connection_id: string; provider: string; code: string; message: string }
-  | { type: 'connection.auth_recovered'; environment: string; provider_config_key: string; connection_id: string; provider: string }
+  | {
+      type: 'connection.created' | 'connection.overridden';
+      environment: string;
+      provider_config_key: string;
+      connection_id: string;
+      provider: string;
+      end_user: EndUser | null;
+      operation: 'import' | 'oauth' | 'connect';
+    }
+  | {
+      type: 'connection.deleted';
+      environment: string;
+      provider_config_key: string;
+      connection_id: string;
+      provider: string;
+    }
+  | {
+      type: 'connection.auth_failed';
+      environment: string;
+      provider_config_key: string;
+      connection_id: string;
+      provider: string;
+      code: string;
+      message: string;
+    }
+  | {
+      type: 'connection.auth_recovered';
+      environment: string;
+      provider_config_key: string;
+      connection_id: string;
+      provider: string;
+    }
   /** An end user's authorization attempt (connect link, OAuth callback, app setup, API key form) failed; nothing was stored. */
-  | { type: 'connection.auth_attempt_failed'; environment: string; provider_config_key: string; provider: string; connection_id: string | null; end_user: EndUser | null; operation: 'oauth' | 'connect'; code: string; message: string; provider_error?: { error: string; description: string } };
+  | {
+      type: 'connection.auth_attempt_failed';
+      environment: string;
+      provider_config_key: string;
+      provider: string;
+      connection_id: string | null;
+      end_user: EndUser | null;
+      operation: 'oauth' | 'connect';
+      code: string;
+      message: string;
+      provider_error?: { error: string; description: string };
+    };
 
 export type GatewayEventType = GatewayEvent['type'];
 type Handler = (event: GatewayEvent) => void | Promise<void>;
@@ -27,13 +66,15 @@ export function createEventBus(onError: (error: unknown, event: GatewayEvent) =>
       return () => handlers.delete(handler);
     },
     async publish(event) {
-      await Promise.all([...handlers].map(async (handler) => {
-        try {
-          await handler(event);
-        } catch (error) {
-          onError(error, event);
-        }
-      }));
+      await Promise.all(
+        [...handlers].map(async (handler) => {
+          try {
+            await handler(event);
+          } catch (error) {
+            onError(error, event);
+          }
+        }),
+      );
     },
   };
 }

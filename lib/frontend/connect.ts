@@ -45,10 +45,12 @@ function linkFor(options: ConnectOptions, pageOrigin: string): URL {
   } else {
     throw new ConnectError('invalid_options', 'Pass connectLink, or baseUrl and sessionToken.');
   }
-  if (options.integration) url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(options.integration)}`;
+  if (options.integration)
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(options.integration)}`;
   // Picks this page among the session's allowed origins; the gateway never posts to an origin the backend did not allow.
   url.searchParams.set('origin', pageOrigin);
-  for (const [name, value] of Object.entries(options.connectionConfig ?? {})) url.searchParams.set(`connection_config.${name}`, value);
+  for (const [name, value] of Object.entries(options.connectionConfig ?? {}))
+    url.searchParams.set(`connection_config.${name}`, value);
   return url;
 }
 
@@ -65,9 +67,18 @@ export function connect(options: ConnectOptions): Promise<ConnectSuccess> {
     const height = options.height ?? 700;
     const left = Math.max(0, win.screenX + (win.outerWidth - width) / 2);
     const top = Math.max(0, win.screenY + (win.outerHeight - height) / 2);
-    const popup = win.open(url.toString(), 'portico-connect', `popup=yes,width=${width},height=${height},left=${left},top=${top}`);
+    const popup = win.open(
+      url.toString(),
+      'portico-connect',
+      `popup=yes,width=${width},height=${height},left=${left},top=${top}`,
+    );
     if (!popup) {
-      reject(new ConnectError('popup_blocked', 'The browser blocked the connect window. Call connect() from a click handler.'));
+      reject(
+        new ConnectError(
+          'popup_blocked',
+          'The browser blocked the connect window. Call connect() from a click handler.',
+        ),
+      );
       return;
     }
     let settled = false;
@@ -85,7 +96,12 @@ export function connect(options: ConnectOptions): Promise<ConnectSuccess> {
       if (event.origin !== url.origin || event.source !== popup || !isResult(event.data)) return;
       const data = event.data;
       if (data.ok && data.connection_id && data.provider_config_key) {
-        finish(() => resolve({ connectionId: data.connection_id as string, providerConfigKey: data.provider_config_key as string }));
+        finish(() =>
+          resolve({
+            connectionId: data.connection_id as string,
+            providerConfigKey: data.provider_config_key as string,
+          }),
+        );
       } else {
         const error = data.error ?? { code: 'unknown_error', message: 'The connection failed.' };
         finish(() => reject(new ConnectError(error.code, error.message, data.provider_config_key)));
@@ -94,7 +110,10 @@ export function connect(options: ConnectOptions): Promise<ConnectSuccess> {
     const onAbort = () => finish(() => reject(new ConnectError('aborted', 'The connection was cancelled.')));
     // The end user may close the window, or the provider may sever the opener link.
     const watcher = win.setInterval(() => {
-      if (popup.closed) finish(() => reject(new ConnectError('window_closed', 'The connect window was closed before the connection finished.')));
+      if (popup.closed)
+        finish(() =>
+          reject(new ConnectError('window_closed', 'The connect window was closed before the connection finished.')),
+        );
     }, 300);
     win.addEventListener('message', onMessage);
     if (options.signal?.aborted) onAbort();

@@ -48,7 +48,9 @@ export function createReadiness() {
       const names = [...checks.keys()];
       const results = await Promise.all([...checks.values()].map(runOne));
       const out: ReadinessReport['checks'] = {};
-      names.forEach((name, i) => { out[name] = results[i] as ReadinessReport['checks'][string]; });
+      names.forEach((name, i) => {
+        out[name] = results[i] as ReadinessReport['checks'][string];
+      });
       return { ready: results.every((r) => r.ok), checks: out };
     },
   };

@@ -9,13 +9,21 @@ import { livenessSchema, readinessSchema } from './schema.js';
 export function createHealthRoutes(readiness: Readiness): RouteSpec[] {
   return [
     {
-      method: 'GET', path: '/health', auth: 'public', tag: 'meta', summary: 'Liveness: answers 200 while the gateway runs', response: livenessSchema,
+      method: 'GET',
+      path: '/health',
+      auth: 'public',
+      tag: 'meta',
+      summary: 'Liveness: answers 200 while the gateway runs',
+      response: livenessSchema,
       handler: (ctx) => {
         ctx.body = { status: 'ok' };
       },
     },
     {
-      method: 'GET', path: '/health/ready', auth: 'public', tag: 'meta',
+      method: 'GET',
+      path: '/health/ready',
+      auth: 'public',
+      tag: 'meta',
       summary: 'Readiness for load balancers: 200 when the store and the registered workers answer, else 503',
       response: readinessSchema,
       handler: async (ctx) => {

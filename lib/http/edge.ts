@@ -35,11 +35,30 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
       const duration = Math.round((performance.now() - started) * 100) / 100;
       const environment = ctx.state.environment?.name;
       // Two literals rather than a spread: one object per line on the hot path.
-      request(upstream ? {
-        request_id: id, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: duration, environment,
-        integration: upstream.integration, connection: upstream.connection, provider_host: upstream.provider_host,
-        provider_status: upstream.provider_status, upstream_ms: upstream.upstream_ms,
-      } : { request_id: id, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: duration, environment });
+      request(
+        upstream
+          ? {
+              request_id: id,
+              method: ctx.method,
+              path: ctx.path,
+              status: ctx.status,
+              duration_ms: duration,
+              environment,
+              integration: upstream.integration,
+              connection: upstream.connection,
+              provider_host: upstream.provider_host,
+              provider_status: upstream.provider_status,
+              upstream_ms: upstream.upstream_ms,
+            }
+          : {
+              request_id: id,
+              method: ctx.method,
+              path: ctx.path,
+              status: ctx.status,
+              duration_ms: duration,
+              environment,
+            },
+      );
     };
     // A response still streaming (a proxied body) is logged when it ends.
     if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);

@@ -42,8 +42,22 @@ export interface LoggerOptions {
  * Code that logs must put nothing secret elsewhere (it logs ids, statuses, reasons).
  */
 const secretNames = [
-  'authorization', 'cookie', 'token', 'access_token', 'refresh_token', 'id_token', 'secret', 'client_secret',
-  'password', 'api_key', 'apiKey', 'private_key', 'privateKey', 'credentials', 'signature', 'secret_key',
+  'authorization',
+  'cookie',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'secret',
+  'client_secret',
+  'password',
+  'api_key',
+  'apiKey',
+  'private_key',
+  'privateKey',
+  'credentials',
+  'signature',
+  'secret_key',
 ];
 export const redactedPaths = [
   ...secretNames,
@@ -57,7 +71,11 @@ function openLogFile(path: string): number {
 
 function destinationOf(options: LoggerOptions): { stream: DestinationStream; flush: () => void } {
   const write = options.write;
-  if (write) return { stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }, flush: () => {} };
+  if (write)
+    return {
+      stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) },
+      flush: () => {},
+    };
   const target = options.destination ?? 'stdout';
   // Opened here, synchronously: lines written before an asynchronous open finished would wait on it.
   const buffer = createLogBuffer(target === 'stdout' ? 'stdout' : { fd: openLogFile(target) });
@@ -65,7 +83,9 @@ function destinationOf(options: LoggerOptions): { stream: DestinationStream; flu
 }
 
 /** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
-export function createLogger(options: LoggerOptions = {}): Logger & { flush(): void; request(fields: Record<string, unknown>): void } {
+export function createLogger(
+  options: LoggerOptions = {},
+): Logger & { flush(): void; request(fields: Record<string, unknown>): void } {
   const level = options.level ?? 'info';
   const out = destinationOf(options);
   const shape = {
@@ -83,7 +103,10 @@ export function createLogger(options: LoggerOptions = {}): Logger & { flush(): v
     else log[at](message);
   };
   return {
-    debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
     enabled: (at) => log.isLevelEnabled(at),
     request: (fields) => requests.info(fields, 'request'),
     flush: () => {

@@ -8,7 +8,11 @@ export function encodePositionCursor(position: IndexPosition, list: string): str
 
 export function decodePositionCursor(cursor: string, list: string): IndexPosition {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { l?: unknown; o?: unknown; i?: unknown };
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      l?: unknown;
+      o?: unknown;
+      i?: unknown;
+    };
     if (value.l === list && typeof value.o === 'number' && Number.isFinite(value.o) && typeof value.i === 'string') {
       return { order: value.o, id: value.i };
     }

@@ -10,7 +10,11 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 /** Parses `value` with `schema` or answers 400 naming the first bad field. */
-export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, code: ErrorCode = 'invalid_body'): z.output<S> {
+export function parseOrFail<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  code: ErrorCode = 'invalid_body',
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

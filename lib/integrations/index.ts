@@ -1,5 +1,17 @@
-export { createIntegrationService, sealedIntegrations, type IntegrationService, type IntegrationInput, type IntegrationUpdate } from './service.js';
+export {
+  createIntegrationService,
+  sealedIntegrations,
+  type IntegrationService,
+  type IntegrationInput,
+  type IntegrationUpdate,
+} from './service.js';
 export { createIntegrationRoutes } from './routes.js';
 export { publicIntegration, maskSecret, type Integration, type IntegrationUrls } from './integration.js';
-export { integrationCredentialsSchema, uniqueKey, createIntegrationSchema, updateIntegrationSchema, type IntegrationCredentials } from './schema.js';
+export {
+  integrationCredentialsSchema,
+  uniqueKey,
+  createIntegrationSchema,
+  updateIntegrationSchema,
+  type IntegrationCredentials,
+} from './schema.js';
 export { defaultScopeConflict, normalizeScopes } from './scopes.js';

@@ -39,19 +39,27 @@ export interface IntegrationUrls {
 /** The API's view: no secret in full, plus the URLs the customer registers at the provider. */
 export function publicIntegration(integration: Integration, urls: IntegrationUrls) {
   const c = integration.credentials;
-  const credentials = c === null ? null
-    : c.type === 'APP'
-      ? {
-        type: c.type, app_id: c.app_id, app_link: c.app_link, private_key: '[set]',
-        ...(c.client_id ? { client_id: c.client_id } : {}),
-        ...(c.client_secret ? { client_secret: maskSecret(c.client_secret) } : {}),
-        ...(c.webhook_secret ? { webhook_secret: '[set]' } : {}),
-        ...(c.insecure_trust_setup_url_installation_id ? { insecure_trust_setup_url_installation_id: true } : {}),
-      }
-      : {
-        type: c.type, client_id: c.client_id, client_secret: maskSecret(c.client_secret), scopes: c.scopes,
-        ...(c.webhook_secret ? { webhook_secret: '[set]' } : {}),
-      };
+  const credentials =
+    c === null
+      ? null
+      : c.type === 'APP'
+        ? {
+            type: c.type,
+            app_id: c.app_id,
+            app_link: c.app_link,
+            private_key: '[set]',
+            ...(c.client_id ? { client_id: c.client_id } : {}),
+            ...(c.client_secret ? { client_secret: maskSecret(c.client_secret) } : {}),
+            ...(c.webhook_secret ? { webhook_secret: '[set]' } : {}),
+            ...(c.insecure_trust_setup_url_installation_id ? { insecure_trust_setup_url_installation_id: true } : {}),
+          }
+        : {
+            type: c.type,
+            client_id: c.client_id,
+            client_secret: maskSecret(c.client_secret),
+            scopes: c.scopes,
+            ...(c.webhook_secret ? { webhook_secret: '[set]' } : {}),
+          };
   return {
     unique_key: integration.unique_key,
     provider: integration.provider,

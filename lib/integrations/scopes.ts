@@ -9,8 +9,10 @@ export function defaultScopeConflict(scopes: readonly string[]): string | undefi
   const hasDefault = scopes.some((s) => s === '.default' || s.endsWith('/.default'));
   const specific = scopes.filter((s) => !s.endsWith('.default') && !neutralScopes.has(s));
   if (hasDefault && specific.length > 0) {
-    return `The .default scope can't be combined with resource-specific scopes (${specific.join(', ')}). ` +
-      'Use either the .default scope alone or explicit scopes alone.';
+    return (
+      `The .default scope can't be combined with resource-specific scopes (${specific.join(', ')}). ` +
+      'Use either the .default scope alone or explicit scopes alone.'
+    );
   }
   return undefined;
 }

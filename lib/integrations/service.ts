@@ -33,7 +33,11 @@ export interface IntegrationService {
 }
 
 /** Where integrations keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
-export const sealedIntegrations = { collection: 'integrations', lock: (env: string, id: string) => `integration:${env}:${id}`, field: 'credentials' } as const;
+export const sealedIntegrations = {
+  collection: 'integrations',
+  lock: (env: string, id: string) => `integration:${env}:${id}`,
+  field: 'credentials',
+} as const;
 
 export interface IntegrationServiceDeps {
   storage: Storage;
@@ -64,13 +68,18 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
     const mode = catalog.get(provider)?.auth_mode;
     if (!credentials || !mode) return;
     if (credentials.type !== mode) {
-      fail('invalid_credentials', `credentials.type ${credentials.type} does not fit provider "${provider}" (auth mode ${mode}).`, { field: 'credentials.type' });
+      fail(
+        'invalid_credentials',
+        `credentials.type ${credentials.type} does not fit provider "${provider}" (auth mode ${mode}).`,
+        { field: 'credentials.type' },
+      );
     }
   };
 
   const service: IntegrationService = {
     async create(env, input) {
-      if (!catalog.get(input.provider)) fail('unknown_provider', `No provider named "${input.provider}" in the catalog.`, { field: 'provider' });
+      if (!catalog.get(input.provider))
+        fail('unknown_provider', `No provider named "${input.provider}" in the catalog.`, { field: 'provider' });
       checkMode(input.provider, input.credentials);
       return deps.storage.coordinator.withLock(sealedIntegrations.lock(env, input.unique_key), async () => {
         if (await store.get(env, input.unique_key)) {
@@ -97,8 +106,10 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
       });
     },
     async require(env, uniqueKey) {
-      return (await service.get(env, uniqueKey)) ??
-        fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`);
+      return (
+        (await service.get(env, uniqueKey)) ??
+        fail('unknown_integration', `No integration with unique_key "${uniqueKey}".`)
+      );
     },
     cached(env, uniqueKey) {
       return cache.get(cacheKey(env, uniqueKey));
@@ -108,7 +119,10 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
       let after: IndexPosition | undefined;
       for (;;) {
         const positions = await store.page(env, allList, 200, after);
-        const found = await store.getMany(env, positions.map((p) => p.id));
+        const found = await store.getMany(
+          env,
+          positions.map((p) => p.id),
+        );
         for (const s of found) if (s) out.push(open(env, s));
         after = positions.at(-1);
         if (positions.length < 200) return out;

@@ -39,9 +39,14 @@ function places(storage: Storage): Place[] {
       }
     }
     return {
-      name: spot.collection, field: spot.field, ids, lock: spot.lock,
+      name: spot.collection,
+      field: spot.field,
+      ids,
+      lock: spot.lock,
       get: (env, id) => store.get(env, id),
-      put: async (env, id, v) => { await store.put(env, id, v, await store.get(env, id)); },
+      put: async (env, id, v) => {
+        await store.put(env, id, v, await store.get(env, id));
+      },
     };
   };
   const settings = storage.keyv<Record<string, unknown>>(sealedWebhookSettings.namespace);
@@ -51,9 +56,13 @@ function places(storage: Storage): Place[] {
     {
       name: sealedWebhookSettings.namespace,
       field: sealedWebhookSettings.field,
-      ids: async function* () { yield ''; },
+      ids: async function* () {
+        yield '';
+      },
       get: async (env) => (await settings.get(env)) ?? undefined,
-      put: async (env, _id, value) => { await settings.set(env, value); },
+      put: async (env, _id, value) => {
+        await settings.set(env, value);
+      },
       lock: (env) => sealedWebhookSettings.lock(env),
     },
   ];
@@ -66,7 +75,10 @@ function places(storage: Storage): Place[] {
  * can stop anywhere and be run again: what is already current is only read. Once a pass
  * reports nothing left under an old key (and nothing unreadable), the old key can be dropped.
  */
-export async function resealAll(deps: { storage: Storage; cipher: Cipher; environments: readonly string[] }, progress: (step: ResealProgress) => void = () => {}): Promise<ResealProgress[]> {
+export async function resealAll(
+  deps: { storage: Storage; cipher: Cipher; environments: readonly string[] },
+  progress: (step: ResealProgress) => void = () => {},
+): Promise<ResealProgress[]> {
   const { storage, cipher } = deps;
   const steps: ResealProgress[] = [];
   for (const environment of deps.environments) {

@@ -28,7 +28,11 @@ export function createBrandIcons(packageDir?: string): BrandIcons {
   let index: Map<string, { title: string; hex: string }> | undefined;
   const dir = () => packageDir ?? dirname(dirname(createRequire(import.meta.url).resolve('simple-icons/icons.json')));
   const load = () => {
-    const data = JSON.parse(readFileSync(join(dir(), 'data', 'simple-icons.json'), 'utf8')) as { slug: string; title: string; hex: string }[];
+    const data = JSON.parse(readFileSync(join(dir(), 'data', 'simple-icons.json'), 'utf8')) as {
+      slug: string;
+      title: string;
+      hex: string;
+    }[];
     return new Map(data.map((i) => [i.slug, { title: i.title, hex: i.hex }]));
   };
   return {

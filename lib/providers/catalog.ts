@@ -24,15 +24,20 @@ const entryLabel = (entry: unknown, index: number, source: string): string => {
 };
 
 /** Validates raw entries; every problem of every entry is reported at once, each naming the source and the entry. */
-export function parseProviders(entries: readonly unknown[], source: string, labelOf = (entry: unknown, index: number) => entryLabel(entry, index, source)): Provider[] {
+export function parseProviders(
+  entries: readonly unknown[],
+  source: string,
+  labelOf = (entry: unknown, index: number) => entryLabel(entry, index, source),
+): Provider[] {
   const problems: string[] = [];
   const providers: Provider[] = [];
   entries.forEach((entry, index) => {
     const result = providerSchema.safeParse(entry);
     if (result.success) providers.push(result.data);
-    else for (const issue of result.error.issues) {
-      problems.push(`${labelOf(entry, index)}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`);
-    }
+    else
+      for (const issue of result.error.issues) {
+        problems.push(`${labelOf(entry, index)}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`);
+      }
   });
   if (problems.length > 0) throw new CatalogError(problems);
   return providers;
@@ -40,7 +45,9 @@ export function parseProviders(entries: readonly unknown[], source: string, labe
 
 /** Reads the one-file-per-provider catalog folder. */
 export function readCatalogDir(dir: string = builtInCatalogDir): Provider[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const entries = files.map((file) => {
     try {
       return JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;

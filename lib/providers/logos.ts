@@ -55,11 +55,13 @@ const luminance = (hex: string) => {
 function brandSvg(icon: BrandIcon, displayName: string): string {
   const l = luminance(icon.hex);
   const glyph = 1.05 / (l + 0.05) >= (l + 0.05) / 0.0597 ? '#fff' : '#111827';
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32" role="img">` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32" role="img">` +
     `<title>${escapeXml(displayName)}</title>` +
     `<rect width="32" height="32" rx="6" fill="#${icon.hex}"/>` +
     `<path transform="translate(6 6) scale(.8333)" fill="${glyph}" d="${escapeXml(icon.path)}"/>` +
-    `</svg>`;
+    `</svg>`
+  );
 }
 
 export function createLogos(icons: BrandIcons): Logos {
@@ -72,7 +74,10 @@ export function createLogos(icons: BrandIcons): Logos {
       let logo = cache.get(key);
       if (!logo) {
         const found = source(provider);
-        const svg = found.kind === 'brand' ? brandSvg(found.icon, provider.display_name) : monogramSvg(provider.name, provider.display_name);
+        const svg =
+          found.kind === 'brand'
+            ? brandSvg(found.icon, provider.display_name)
+            : monogramSvg(provider.name, provider.display_name);
         logo = { svg, etag: `"${createHash('sha256').update(svg).digest('base64url').slice(0, 27)}"` };
         cache.set(key, logo);
       }

@@ -19,13 +19,22 @@ export function createProviderRoutes(catalog: Catalog, baseUrl: string): RouteSp
   };
   return [
     {
-      method: 'GET', path: '/providers', auth: 'secret_key', tag: 'providers', summary: 'The provider catalog (spec 4.1)',
+      method: 'GET',
+      path: '/providers',
+      auth: 'secret_key',
+      tag: 'providers',
+      summary: 'The provider catalog (spec 4.1)',
       handler: (ctx) => {
         ctx.body = { data: answers().list };
       },
     },
     {
-      method: 'GET', path: '/providers/:provider', auth: 'secret_key', tag: 'providers', summary: 'One provider (spec 4.2)', errors: [404],
+      method: 'GET',
+      path: '/providers/:provider',
+      auth: 'secret_key',
+      tag: 'providers',
+      summary: 'One provider (spec 4.2)',
+      errors: [404],
       handler: (ctx) => {
         const provider = answers().byName.get(param(ctx, 'provider'));
         if (!provider) fail('unknown_provider', `No provider named "${param(ctx, 'provider')}" in the catalog.`);

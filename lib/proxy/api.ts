@@ -59,20 +59,25 @@ function splitPath(path: string, query: ProxyRequest['query']): { path: string; 
   const parts = mark === -1 ? [] : [path.slice(mark + 1)];
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(one))}`);
+    for (const one of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(one))}`);
   }
   const bare = mark === -1 ? path : path.slice(0, mark);
   return { path: bare.startsWith('/') ? bare : `/${bare}`, query: parts.filter(Boolean).join('&') };
 }
 
-function parseBody(body: Buffer, headers: IncomingHttpHeaders, type: NonNullable<ProxyRequest['responseType']>): unknown {
+function parseBody(
+  body: Buffer,
+  headers: IncomingHttpHeaders,
+  type: NonNullable<ProxyRequest['responseType']>,
+): unknown {
   const contentType = headers['content-type'] ?? '';
   const json = type === 'json' || (type === 'auto' && /\bjson\b/i.test(contentType));
   if (json && body.length > 0) {
     try {
       return JSON.parse(body.toString('utf8'));
     } catch {
-      if (type === 'json') fail('upstream_error', 'The provider\'s response is not valid JSON.');
+      if (type === 'json') fail('upstream_error', "The provider's response is not valid JSON.");
     }
   }
   if (type === 'buffer' || (type === 'auto' && !/^text\/|\bjson\b|\bxml\b/i.test(contentType))) return body;
@@ -89,25 +94,44 @@ export function createProxyApi(deps: ProxyApiDeps) {
 
   return async function request(input: ProxyRequest): Promise<ProxyResponse> {
     const retries = input.retries ?? 0;
-    if (!Number.isInteger(retries) || retries < 0 || retries > maxRetries) fail('invalid_request', `retries must be an integer from 0 to ${maxRetries}.`);
+    if (!Number.isInteger(retries) || retries < 0 || retries > maxRetries)
+      fail('invalid_request', `retries must be an integer from 0 to ${maxRetries}.`);
     const method = (input.method ?? 'GET').toUpperCase();
     const { path, query } = splitPath(input.path, input.query);
     const paginate = input.paginate === true ? {} : input.paginate || undefined;
     const maxBytes = paginate?.maxBytes;
-    if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) fail('invalid_request', 'paginate.maxBytes must be a positive integer.');
+    if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0))
+      fail('invalid_request', 'paginate.maxBytes must be a positive integer.');
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(input.headers ?? {})) headers[name.toLowerCase()] = value;
     let body = valueBody(input.body);
-    if (body.kind === 'bytes' && typeof input.body === 'object' && !Buffer.isBuffer(input.body) && !(input.body instanceof Uint8Array)) {
+    if (
+      body.kind === 'bytes' &&
+      typeof input.body === 'object' &&
+      !Buffer.isBuffer(input.body) &&
+      !(input.body instanceof Uint8Array)
+    ) {
       headers['content-type'] ??= 'application/json';
     }
     const call = await prepare({
       environment: input.environment,
-      control: { providerConfigKey: input.providerConfigKey, connectionId: input.connectionId, retries, paginate, decompress: input.decompress ?? true },
-      method, path, query, headers,
+      control: {
+        providerConfigKey: input.providerConfigKey,
+        connectionId: input.connectionId,
+        retries,
+        paginate,
+        decompress: input.decompress ?? true,
+      },
+      method,
+      path,
+      query,
+      headers,
     });
     const cancel: Cancel = { aborted: false, onAbort: undefined, body: undefined };
-    const abort = () => { cancel.aborted = true; cancel.onAbort?.(); };
+    const abort = () => {
+      cancel.aborted = true;
+      cancel.onAbort?.();
+    };
     if (input.signal?.aborted) abort();
     input.signal?.addEventListener('abort', abort, { once: true });
     const type = input.responseType ?? 'auto';
@@ -121,10 +145,20 @@ export function createProxyApi(deps: ProxyApiDeps) {
         for (;;) {
           const next = await walk.next();
           if (cancel.aborted) throw abortReason(input.signal);
-          if (next.done) return { status: 200, headers: { 'content-type': 'application/json' }, body: items, pagination: next.value };
+          if (next.done)
+            return {
+              status: 200,
+              headers: { 'content-type': 'application/json' },
+              body: items,
+              pagination: next.value,
+            };
           if (next.value.kind === 'failed') {
             const failed = next.value.response;
-            return { status: failed.status, headers: failed.headers, body: parseBody(failed.body, failed.headers, type === 'stream' ? 'auto' : type) };
+            return {
+              status: failed.status,
+              headers: failed.headers,
+              body: parseBody(failed.body, failed.headers, type === 'stream' ? 'auto' : type),
+            };
           }
           for (const item of next.value.items) items.push(item);
         }
@@ -141,7 +175,12 @@ export function createProxyApi(deps: ProxyApiDeps) {
         keepSignal = true;
         return { status: response.statusCode ?? 0, headers, body: stream as Readable };
       }
-      const read = await readResponse(response, options.maxBufferedResponseBytes, call.decompress, call.maxDecodedBytes).finally(() => cancel.body?.bodyRead());
+      const read = await readResponse(
+        response,
+        options.maxBufferedResponseBytes,
+        call.decompress,
+        call.maxDecodedBytes,
+      ).finally(() => cancel.body?.bodyRead());
       return { status: read.status, headers: read.headers, body: parseBody(read.body, read.headers, type) };
     } finally {
       if (!keepSignal) input.signal?.removeEventListener('abort', abort);

@@ -47,8 +47,10 @@ const streamSource = (stream: Readable): BodySource => ({
 /** The body for the next attempt; undefined when a streamed body was sent already. */
 export function openBody(body: RequestBody): BodySource | undefined {
   switch (body.kind) {
-    case 'none': return emptyBody;
-    case 'bytes': return bytesSource(body.bytes);
+    case 'none':
+      return emptyBody;
+    case 'bytes':
+      return bytesSource(body.bytes);
     case 'stream':
       if (body.used) return undefined;
       body.used = true;
@@ -90,7 +92,9 @@ export function readAll(stream: Readable, limit: number): Promise<Buffer> {
       }
       chunks.push(buffer);
     });
-    stream.once('end', () => { if (!failed) resolve(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, size)); });
+    stream.once('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
     stream.once('error', (error) => {
       if (failed) return;
       failed = true;
@@ -110,9 +114,11 @@ export function incomingBody(req: IncomingMessage, replayLimit: number): Request
   const length = chunked || !Number.isSafeInteger(declared) ? undefined : declared;
   // Mounted in Express after a body parser: the stream is spent, the parsed body is what is left.
   const parsed = (req as { body?: unknown }).body;
-  if (parsed !== undefined && req.readableEnded) return { kind: 'bytes', bytes: alreadyParsed(parsed, req.headers['content-type']) };
+  if (parsed !== undefined && req.readableEnded)
+    return { kind: 'bytes', bytes: alreadyParsed(parsed, req.headers['content-type']) };
   if (length === 0) return none;
-  if (length !== undefined && length <= replayLimit) return readAll(req, replayLimit).then((bytes) => ({ kind: 'bytes', bytes }));
+  if (length !== undefined && length <= replayLimit)
+    return readAll(req, replayLimit).then((bytes) => ({ kind: 'bytes', bytes }));
   return { kind: 'stream', stream: req, length, used: false };
 }
 
@@ -125,11 +131,18 @@ function alreadyParsed(value: unknown, contentType: string | undefined): Buffer 
   if (Buffer.isBuffer(value) || typeof value === 'string') return toBytes(value);
   const type = contentType?.toLowerCase() ?? '';
   if (/^application\/([\w.+-]*\+)?json\b/.test(type)) return toBytes(value);
-  if (type.startsWith('application/x-www-form-urlencoded') && value !== null && typeof value === 'object' &&
-    Object.values(value).every((v) => typeof v === 'string')) {
+  if (
+    type.startsWith('application/x-www-form-urlencoded') &&
+    value !== null &&
+    typeof value === 'object' &&
+    Object.values(value).every((v) => typeof v === 'string')
+  ) {
     return Buffer.from(new URLSearchParams(value as Record<string, string>).toString());
   }
-  return fail('invalid_request', 'The request body was already read by a body parser mounted before the gateway; mount the gateway before body parsers (or leave them off its path).');
+  return fail(
+    'invalid_request',
+    'The request body was already read by a body parser mounted before the gateway; mount the gateway before body parsers (or leave them off its path).',
+  );
 }
 
 /** Bytes of a body given as a value: raw bytes and strings as they are, anything else as JSON. */

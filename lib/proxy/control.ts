@@ -52,7 +52,8 @@ function integer(headers: IncomingHttpHeaders, name: string, min: number, max: n
 function boolean(headers: IncomingHttpHeaders, name: string): boolean | undefined {
   const raw = one(headers[name])?.toLowerCase();
   if (raw === undefined) return undefined;
-  if (raw !== 'true' && raw !== 'false') fail('invalid_request', `Header ${name} must be true or false.`, { header: name });
+  if (raw !== 'true' && raw !== 'false')
+    fail('invalid_request', `Header ${name} must be true or false.`, { header: name });
   return raw === 'true';
 }
 
@@ -60,17 +61,25 @@ function boolean(headers: IncomingHttpHeaders, name: string): boolean | undefine
 export function readControl(headers: IncomingHttpHeaders, maxPages: number): ProxyControl {
   const providerConfigKey = one(headers['provider-config-key']);
   if (!providerConfigKey) {
-    fail('missing_provider_config_key', 'Header Provider-Config-Key is required: the unique key of the integration.', { header: 'Provider-Config-Key' });
+    fail('missing_provider_config_key', 'Header Provider-Config-Key is required: the unique key of the integration.', {
+      header: 'Provider-Config-Key',
+    });
   }
   const connectionId = one(headers['connection-id']);
   if (!connectionId) {
-    fail('missing_connection_id', 'Header Connection-Id is required: the id of the connection whose credentials are used.', { header: 'Connection-Id' });
+    fail(
+      'missing_connection_id',
+      'Header Connection-Id is required: the id of the connection whose credentials are used.',
+      { header: 'Connection-Id' },
+    );
   }
   const paginating = boolean(headers, 'paginate') === true;
   const maxItems = integer(headers, 'paginate-max-items', 1, 1_000_000);
   const pages = integer(headers, 'paginate-max-pages', 1, maxPages);
   if (!paginating && (maxItems !== undefined || pages !== undefined)) {
-    fail('invalid_request', 'Headers Paginate-Max-Items and Paginate-Max-Pages need "Paginate: true".', { header: 'Paginate' });
+    fail('invalid_request', 'Headers Paginate-Max-Items and Paginate-Max-Pages need "Paginate: true".', {
+      header: 'Paginate',
+    });
   }
   return {
     providerConfigKey,

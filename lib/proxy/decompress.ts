@@ -7,7 +7,11 @@ const decodable = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 /** The codings of a `Content-Encoding` value in the order they were applied, `identity` left out. */
 export function codings(contentEncoding: string | undefined): string[] {
   if (!contentEncoding) return [];
-  return contentEncoding.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c && c !== 'identity');
+  return contentEncoding
+    .toLowerCase()
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c && c !== 'identity');
 }
 
 /** True when every coding of the value is one the gateway decodes (gzip, deflate, br). */
@@ -18,12 +22,16 @@ export function canDecode(contentEncoding: string | undefined): boolean {
 
 // RFC 9110 says "deflate" is the zlib format, but some servers send raw deflate: the first
 // two bytes tell them apart (a zlib header is a multiple of 31 with compression method 8).
-const looksZlib = (chunk: Buffer) => chunk.length < 2 || ((chunk[0] as number) & 0x0f) === 8 && (((chunk[0] as number) << 8) | (chunk[1] as number)) % 31 === 0;
+const looksZlib = (chunk: Buffer) =>
+  chunk.length < 2 ||
+  (((chunk[0] as number) & 0x0f) === 8 && (((chunk[0] as number) << 8) | (chunk[1] as number)) % 31 === 0);
 
 function inflateEither(source: Readable): Readable {
   const out = new PassThrough();
   // A consumer that gives up (client gone) stops the provider's body too.
-  out.once('close', () => { if (!source.readableEnded) source.destroy(); });
+  out.once('close', () => {
+    if (!source.readableEnded) source.destroy();
+  });
   const iterator = source[Symbol.asyncIterator]();
   (async () => {
     const first = await iterator.next();
@@ -50,7 +58,10 @@ function capped(max: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
-      if (seen > max) return done(Object.assign(new Error(`the decoded body is larger than ${max} bytes`), { code: decodedTooLargeCode }));
+      if (seen > max)
+        return done(
+          Object.assign(new Error(`the decoded body is larger than ${max} bytes`), { code: decodedTooLargeCode }),
+        );
       done(null, chunk);
     },
   });
@@ -60,7 +71,11 @@ function capped(max: number): Transform {
  * The decoded body, streaming, failing past `maxBytes` decoded. Destroying the result destroys
  * `source` (and so the provider connection); a corrupt or oversized body errors the result.
  */
-export function decode(source: Readable, contentEncoding: string | undefined, maxBytes = Number.POSITIVE_INFINITY): Readable {
+export function decode(
+  source: Readable,
+  contentEncoding: string | undefined,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Readable {
   let stream = source;
   for (const coding of codings(contentEncoding).reverse()) {
     const input = stream;

@@ -57,6 +57,18 @@ export interface ProxyCallEvent extends ProxyEventSubject {
 }
 
 /** `durationMs`: from the exchange start (credentials at hand or being renewed) to the provider's final response headers, retries included. */
-export interface ProxyResponseEvent extends ProxyEventSubject { status: number; retries: number; refreshed: boolean; durationMs: number }
-export interface ProxyRetryEvent extends ProxyEventSubject { reason: string; attempt: number; delayMs: number }
-export interface ProxyErrorEvent extends ProxyEventSubject { reason: string; code: string }
+export interface ProxyResponseEvent extends ProxyEventSubject {
+  status: number;
+  retries: number;
+  refreshed: boolean;
+  durationMs: number;
+}
+export interface ProxyRetryEvent extends ProxyEventSubject {
+  reason: string;
+  attempt: number;
+  delayMs: number;
+}
+export interface ProxyErrorEvent extends ProxyEventSubject {
+  reason: string;
+  code: string;
+}

@@ -20,9 +20,21 @@ export interface ExchangeDeps {
 
 function upstreamError(outcome: Extract<SendOutcome, { ok: false }>, timeoutMs: number): GatewayError {
   switch (outcome.reason) {
-    case 'unreachable': return new GatewayError('upstream_unreachable', `Could not connect to the provider at ${outcome.host} (${outcome.code}).`);
-    case 'timeout': return new GatewayError('upstream_timeout', `The provider at ${outcome.host} did not answer within ${timeoutMs} ms.`);
-    default: return new GatewayError('upstream_error', `The connection to the provider at ${outcome.host} failed before it answered (${outcome.code}).`);
+    case 'unreachable':
+      return new GatewayError(
+        'upstream_unreachable',
+        `Could not connect to the provider at ${outcome.host} (${outcome.code}).`,
+      );
+    case 'timeout':
+      return new GatewayError(
+        'upstream_timeout',
+        `The provider at ${outcome.host} did not answer within ${timeoutMs} ms.`,
+      );
+    default:
+      return new GatewayError(
+        'upstream_error',
+        `The connection to the provider at ${outcome.host} failed before it answered (${outcome.code}).`,
+      );
   }
 }
 
@@ -32,15 +44,20 @@ const subject = (call: PreparedCall, page: PageRequest): ProxyEventSubject => ev
 function joinQuery(callerQuery: string, staticQuery: string, auth: Record<string, string>): string {
   const authNames = Object.keys(auth);
   if (!staticQuery && authNames.length === 0) return callerQuery;
-  const reserved = new Set([...authNames, ...staticQuery.split('&').map((p) => decodeURIComponent(p.split('=')[0] ?? ''))]);
-  const parts = callerQuery ? callerQuery.split('&').filter((pair) => {
-    const name = pair.split('=')[0] ?? '';
-    try {
-      return !reserved.has(decodeURIComponent(name));
-    } catch {
-      return true;
-    }
-  }) : [];
+  const reserved = new Set([
+    ...authNames,
+    ...staticQuery.split('&').map((p) => decodeURIComponent(p.split('=')[0] ?? '')),
+  ]);
+  const parts = callerQuery
+    ? callerQuery.split('&').filter((pair) => {
+        const name = pair.split('=')[0] ?? '';
+        try {
+          return !reserved.has(decodeURIComponent(name));
+        } catch {
+          return true;
+        }
+      })
+    : [];
   if (staticQuery) parts.push(staticQuery);
   for (const name of authNames) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(auth[name] as string)}`);
   return parts.join('&');
@@ -59,18 +76,41 @@ export function createExchange(deps: ExchangeDeps) {
   const materialOf = (call: PreparedCall): AuthMaterial | Promise<AuthMaterial> =>
     resolver.peek?.(call.target) ?? resolver.resolve(call.target);
 
-  const build = (call: PreparedCall, page: PageRequest, body: RequestBody, auth: AuthMaterial, stream: BodySource): UpstreamRequest => {
-    const headers = requestHeaders({ incoming: call.headers, base: call.base, auth, acceptCompressed: call.decompress || call.paginate !== undefined });
+  const build = (
+    call: PreparedCall,
+    page: PageRequest,
+    body: RequestBody,
+    auth: AuthMaterial,
+    stream: BodySource,
+  ): UpstreamRequest => {
+    const headers = requestHeaders({
+      incoming: call.headers,
+      base: call.base,
+      auth,
+      acceptCompressed: call.decompress || call.paginate !== undefined,
+    });
     frameBody(headers, body, call.method);
     const query = joinQuery(page.query, call.base.query, auth.query);
-    return { base: call.base, method: call.method, path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`, headers, body: stream, failing: body.kind === 'stream' ? body.stream : undefined };
+    return {
+      base: call.base,
+      method: call.method,
+      path: `${call.base.basePath}${page.path}${query ? `?${query}` : ''}`,
+      headers,
+      body: stream,
+      failing: body.kind === 'stream' ? body.stream : undefined,
+    };
   };
 
   /**
    * The usual call: credentials at hand, and a first answer that is final (no refresh, no retry,
    * no failure). It goes out without an async frame; anything else continues in `attempts`.
    */
-  function exchange(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel): Promise<IncomingMessage | undefined> {
+  function exchange(
+    call: PreparedCall,
+    page: PageRequest,
+    body: RequestBody,
+    cancel: Cancel,
+  ): Promise<IncomingMessage | undefined> {
     const material = materialOf(call);
     // Only read the clock when someone listens (metrics, traces): upstream time.
     const started = proxyChannels.response.hasSubscribers ? performance.now() : 0;
@@ -88,7 +128,14 @@ export function createExchange(deps: ExchangeDeps) {
     });
   }
 
-  const delivered = (call: PreparedCall, page: PageRequest, response: IncomingMessage, retries: number, refreshed: boolean, started: number): IncomingMessage => {
+  const delivered = (
+    call: PreparedCall,
+    page: PageRequest,
+    response: IncomingMessage,
+    retries: number,
+    refreshed: boolean,
+    started: number,
+  ): IncomingMessage => {
     if (proxyChannels.response.hasSubscribers) {
       const event: ProxyResponseEvent = Object.assign(subject(call, page), {
         status: response.statusCode ?? 0,
@@ -102,8 +149,15 @@ export function createExchange(deps: ExchangeDeps) {
   };
 
   /** The loop: sends (unless `first` is the outcome of a first send already made), then refreshes, retries or fails as it must. */
-  async function attempts(call: PreparedCall, page: PageRequest, body: RequestBody, cancel: Cancel,
-    material: AuthMaterial | Promise<AuthMaterial>, first: SendOutcome | undefined, started: number): Promise<IncomingMessage | undefined> {
+  async function attempts(
+    call: PreparedCall,
+    page: PageRequest,
+    body: RequestBody,
+    cancel: Cancel,
+    material: AuthMaterial | Promise<AuthMaterial>,
+    first: SendOutcome | undefined,
+    started: number,
+  ): Promise<IncomingMessage | undefined> {
     let auth = material instanceof Promise ? await material : material;
     let refreshed = false;
     let staleSocketRetried = false;
@@ -124,17 +178,36 @@ export function createExchange(deps: ExchangeDeps) {
       if (!outcome.ok) {
         if (outcome.reason === 'aborted') return undefined;
         // A kept-alive socket the provider had just closed: the request never reached it.
-        if (outcome.reason === 'reset' && outcome.reusedSocket && !staleSocketRetried && canReplay(body) && isIdempotent(call.method)) {
+        if (
+          outcome.reason === 'reset' &&
+          outcome.reusedSocket &&
+          !staleSocketRetried &&
+          canReplay(body) &&
+          isIdempotent(call.method)
+        ) {
           staleSocketRetried = true;
           continue;
         }
         if (!retryable()) {
-          if (proxyChannels.error.hasSubscribers) proxyChannels.error.publish({ ...subject(call, page), reason: outcome.reason, code: outcome.code });
+          if (proxyChannels.error.hasSubscribers)
+            proxyChannels.error.publish({ ...subject(call, page), reason: outcome.reason, code: outcome.code });
           throw upstreamError(outcome, options.timeoutMs);
         }
         const delay = backoff(retries++, options.retryBaseDelayMs, options.retryMaxDelayMs);
-        if (proxyChannels.retry.hasSubscribers) proxyChannels.retry.publish({ ...subject(call, page), reason: outcome.reason, attempt: retries, delayMs: delay });
-        deps.logger.debug('proxy retry', { reason: outcome.reason, code: outcome.code, host: outcome.host, delay_ms: delay, attempt: retries });
+        if (proxyChannels.retry.hasSubscribers)
+          proxyChannels.retry.publish({
+            ...subject(call, page),
+            reason: outcome.reason,
+            attempt: retries,
+            delayMs: delay,
+          });
+        deps.logger.debug('proxy retry', {
+          reason: outcome.reason,
+          code: outcome.code,
+          host: outcome.host,
+          delay_ms: delay,
+          attempt: retries,
+        });
         if (!(await sleep(delay, cancel))) return undefined;
         continue;
       }
@@ -148,12 +221,21 @@ export function createExchange(deps: ExchangeDeps) {
         continue;
       }
       if (isRetryableStatus(status) && retryable()) {
-        const announced = announcedWait(response.headers, status === 429 ? call.target.provider.proxy.retry_after_headers ?? [] : []);
+        const announced = announcedWait(
+          response.headers,
+          status === 429 ? (call.target.provider.proxy.retry_after_headers ?? []) : [],
+        );
         if (announced === undefined || announced <= options.retryMaxWaitMs) {
           const delay = announced ?? backoff(retries, options.retryBaseDelayMs, options.retryMaxDelayMs);
           retries++;
           response.resume();
-          if (proxyChannels.retry.hasSubscribers) proxyChannels.retry.publish({ ...subject(call, page), reason: String(status), attempt: retries, delayMs: delay });
+          if (proxyChannels.retry.hasSubscribers)
+            proxyChannels.retry.publish({
+              ...subject(call, page),
+              reason: String(status),
+              attempt: retries,
+              delayMs: delay,
+            });
           deps.logger.debug('proxy retry', { status, host: call.base.host, delay_ms: delay, attempt: retries });
           if (!(await sleep(delay, cancel))) return undefined;
           continue;

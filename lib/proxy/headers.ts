@@ -4,7 +4,18 @@ import { controlHeaderNames } from './control.js';
 import type { ProviderBase } from './provider-base.js';
 
 /** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, so a proxy never forwards them. */
-const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'];
+const hopByHop = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+];
 
 // `host` is the provider's; `expect` was answered by this server already (100-continue);
 // `content-length` is the body step's to set (`frameBody`), like `transfer-encoding`.
@@ -15,8 +26,11 @@ const notReturned = new Set([...hopByHop, 'portico-error']);
 /** Extra header names a `Connection` header declares hop-by-hop (`Connection: close, x-trace`). */
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
-  const tokens = (Array.isArray(value) ? value.join(',') : value).toLowerCase().split(',')
-    .map((t) => t.trim()).filter((t) => t && t !== 'close' && t !== 'keep-alive');
+  const tokens = (Array.isArray(value) ? value.join(',') : value)
+    .toLowerCase()
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t && t !== 'close' && t !== 'keep-alive');
   return tokens.length > 0 ? new Set(tokens) : undefined;
 }
 

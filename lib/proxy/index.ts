@@ -14,7 +14,13 @@ import { createUpstream } from './upstream.js';
 export type { ProxyOptions } from './options.js';
 export type { ProxyRequest, ProxyResponse } from './api.js';
 export { checkProviderPath, checkProviderQuery } from './safe-target.js';
-export { proxyChannels, type ProxyCallEvent, type ProxyResponseEvent, type ProxyRetryEvent, type ProxyErrorEvent } from './diagnostics.js';
+export {
+  proxyChannels,
+  type ProxyCallEvent,
+  type ProxyResponseEvent,
+  type ProxyRetryEvent,
+  type ProxyErrorEvent,
+} from './diagnostics.js';
 
 export interface ProxyDeps {
   catalog: Catalog;

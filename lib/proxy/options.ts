@@ -81,6 +81,8 @@ export function resolveProxyOptions(options: ProxyOptions = {}): ResolvedProxyOp
   const byIntegration = options.maxDecodedBytesByIntegration ?? {};
   for (const [key, value] of Object.entries(byIntegration)) checked(`maxDecodedBytesByIntegration.${key}`, value);
   // A null-prototype copy: an integration named "constructor" must not find Object's.
-  out.maxDecodedBytesByIntegration = Object.freeze(Object.assign(Object.create(null) as Record<string, number>, byIntegration));
+  out.maxDecodedBytesByIntegration = Object.freeze(
+    Object.assign(Object.create(null) as Record<string, number>, byIntegration),
+  );
   return out;
 }

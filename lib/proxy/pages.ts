@@ -10,8 +10,7 @@ import type { Cancel } from './upstream.js';
 
 export type PageEvent =
   /** The first page was not a success: the provider's answer, for the caller as it is. */
-  | { kind: 'failed'; response: BufferedResponse }
-  | { kind: 'items'; items: unknown[] };
+  { kind: 'failed'; response: BufferedResponse } | { kind: 'items'; items: unknown[] };
 
 export interface WalkSummary {
   pages: number;
@@ -24,7 +23,11 @@ const pageFailure = (page: number, why: string) =>
   new GatewayError('upstream_error', `Pagination stopped at page ${page}: ${why}.`, { page });
 
 const overBudget = (budget: number) =>
-  new GatewayError('upstream_pages_too_large', `The provider's pages add up to more than the ${budget} bytes one paginated call may read.`, { max_bytes: budget });
+  new GatewayError(
+    'upstream_pages_too_large',
+    `The provider's pages add up to more than the ${budget} bytes one paginated call may read.`,
+    { max_bytes: budget },
+  );
 
 /**
  * Paginate step: follows the provider's pages as the catalog's `proxy.paginate` describes,
@@ -34,7 +37,13 @@ const overBudget = (budget: number) =>
  * call hold or send more.
  * The walk just ends when the caller goes away (`cancel.aborted`).
  */
-export async function* walkPages(exchange: Exchange, options: ResolvedProxyOptions, call: PreparedCall, body: Buffer | undefined, cancel: Cancel): AsyncGenerator<PageEvent, WalkSummary> {
+export async function* walkPages(
+  exchange: Exchange,
+  options: ResolvedProxyOptions,
+  call: PreparedCall,
+  body: Buffer | undefined,
+  cancel: Cancel,
+): AsyncGenerator<PageEvent, WalkSummary> {
   const paginate = call.paginate;
   if (!paginate) throw new Error('walkPages needs a paginated call');
   const { base } = call;
@@ -44,13 +53,19 @@ export async function* walkPages(exchange: Exchange, options: ResolvedProxyOptio
   let items = 0;
   let bytes = 0;
   while (request && pages < paginate.maxPages && items < paginate.maxItems) {
-    const response = await exchange(call, request, request.body ? { kind: 'bytes', bytes: request.body } : noBody(), cancel);
+    const response = await exchange(
+      call,
+      request,
+      request.body ? { kind: 'bytes', bytes: request.body } : noBody(),
+      cancel,
+    );
     if (!response) return { pages, items, complete: false };
     const budgetLeft = paginate.maxBytes - bytes;
     const page = await readResponse(response, Math.min(options.maxPageBytes, budgetLeft), true, call.maxDecodedBytes)
       .catch((error: unknown) => {
         // The page is within its own cap but not within what is left of the call's budget.
-        if (GatewayError.is(error) && error.code === 'upstream_response_too_large' && budgetLeft < options.maxPageBytes) throw overBudget(paginate.maxBytes);
+        if (GatewayError.is(error) && error.code === 'upstream_response_too_large' && budgetLeft < options.maxPageBytes)
+          throw overBudget(paginate.maxBytes);
         throw error;
       })
       .finally(() => cancel.body?.bodyRead());

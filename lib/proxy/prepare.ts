@@ -59,14 +59,29 @@ const tokenModes = new Set(['OAUTH2', 'OAUTH2_CC', 'APP']);
  * URL is filled. Warm, it answers at once (no promise); cold, it reads the stores.
  */
 export function createPrepare(deps: PrepareDeps) {
-  function assemble(input: ProxyCallInput, path: string, query: string, integration: Integration, connection: Connection): PreparedCall {
+  function assemble(
+    input: ProxyCallInput,
+    path: string,
+    query: string,
+    integration: Integration,
+    connection: Connection,
+  ): PreparedCall {
     const { control } = input;
-    const provider = deps.catalog.get(integration.provider)
-      ?? fail('unknown_provider', `Integration "${integration.unique_key}" uses provider "${integration.provider}", which is not in the catalog.`);
+    const provider =
+      deps.catalog.get(integration.provider) ??
+      fail(
+        'unknown_provider',
+        `Integration "${integration.unique_key}" uses provider "${integration.provider}", which is not in the catalog.`,
+      );
     let paginate: PreparedCall['paginate'];
     if (control.paginate) {
-      const config = provider.proxy.paginate
-        ?? fail('invalid_request', `Provider "${provider.name}" has no pagination settings (proxy.paginate), so "Paginate: true" cannot be followed.`, { header: 'Paginate' });
+      const config =
+        provider.proxy.paginate ??
+        fail(
+          'invalid_request',
+          `Provider "${provider.name}" has no pagination settings (proxy.paginate), so "Paginate: true" cannot be followed.`,
+          { header: 'Paginate' },
+        );
       paginate = {
         config,
         maxItems: control.paginate.maxItems ?? Number.POSITIVE_INFINITY,
@@ -103,7 +118,8 @@ export function createPrepare(deps: PrepareDeps) {
     const query = checkProviderQuery(input.query);
     const { control, environment } = input;
     const integration = deps.integrations.cached(environment, control.providerConfigKey);
-    const connection = integration && deps.connections.cached(environment, control.providerConfigKey, control.connectionId);
+    const connection =
+      integration && deps.connections.cached(environment, control.providerConfigKey, control.connectionId);
     return connection ? assemble(input, path, query, integration, connection) : load(input, path, query);
   };
 }

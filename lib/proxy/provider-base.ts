@@ -24,14 +24,28 @@ function build(provider: Provider, connection: Connection): ProviderBase {
   try {
     url = new URL(filled);
   } catch {
-    return fail('invalid_connection_config', `The connection_config of connection "${connection.connection_id}" does not make a valid API address for provider "${provider.name}".`);
+    return fail(
+      'invalid_connection_config',
+      `The connection_config of connection "${connection.connection_id}" does not make a valid API address for provider "${provider.name}".`,
+    );
   }
   // Defence in depth: the value rules above already make these impossible.
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.hash || !url.hostname) {
-    fail('invalid_connection_config', `The API address of provider "${provider.name}" for connection "${connection.connection_id}" is not a plain http(s) URL.`);
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.hash ||
+    !url.hostname
+  ) {
+    fail(
+      'invalid_connection_config',
+      `The API address of provider "${provider.name}" for connection "${connection.connection_id}" is not a plain http(s) URL.`,
+    );
   }
-  const extraQuery = Object.entries(provider.proxy.query ?? {})
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(fillConnectionTemplate(value, connection, provider))}`);
+  const extraQuery = Object.entries(provider.proxy.query ?? {}).map(
+    ([name, value]) =>
+      `${encodeURIComponent(name)}=${encodeURIComponent(fillConnectionTemplate(value, connection, provider))}`,
+  );
   if (url.search.length > 1) extraQuery.unshift(url.search.slice(1));
   return {
     protocol: url.protocol as ProviderBase['protocol'],
@@ -39,8 +53,9 @@ function build(provider: Provider, connection: Connection): ProviderBase {
     port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
     host: url.host,
     basePath: url.pathname.replace(/\/+$/, ''),
-    headers: Object.entries(provider.proxy.headers ?? {})
-      .map(([name, value]) => [name.toLowerCase(), fillConnectionTemplate(value, connection, provider)] as const),
+    headers: Object.entries(provider.proxy.headers ?? {}).map(
+      ([name, value]) => [name.toLowerCase(), fillConnectionTemplate(value, connection, provider)] as const,
+    ),
     query: extraQuery.join('&'),
   };
 }

@@ -19,14 +19,21 @@ export interface BufferedResponse {
 export const lengthAndCoding: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
 
 /** No body to decode: HEAD, 204, 304, or an empty one (a decoder would call it truncated). */
-const bodiless = (response: IncomingMessage) => (response as { req?: { method?: string } }).req?.method === 'HEAD' || response.statusCode === 204 ||
-  response.statusCode === 304 || response.headers['content-length'] === '0';
+const bodiless = (response: IncomingMessage) =>
+  (response as { req?: { method?: string } }).req?.method === 'HEAD' ||
+  response.statusCode === 204 ||
+  response.statusCode === 304 ||
+  response.headers['content-length'] === '0';
 
 /**
  * The body of a response, decoded (up to `maxDecodedBytes`) when `decoded` is true and the
  * coding is known; `decoding` says the coding and length headers no longer describe what is sent.
  */
-export function bodyStream(response: IncomingMessage, decoded: boolean, maxDecodedBytes?: number): { stream: Readable; decoding: boolean } {
+export function bodyStream(
+  response: IncomingMessage,
+  decoded: boolean,
+  maxDecodedBytes?: number,
+): { stream: Readable; decoding: boolean } {
   // Not decoding: the headers object (built lazily by Node) is not even looked at.
   if (!decoded) return { stream: response, decoding: false };
   const coding = response.headers['content-encoding'];
@@ -38,7 +45,12 @@ export function bodyStream(response: IncomingMessage, decoded: boolean, maxDecod
  * Reads a provider response into memory (pages, error pages, the programmatic API), decoded,
  * refusing more than `limit` bytes; the headers then describe the bytes held.
  */
-export async function readResponse(response: IncomingMessage, limit: number, decoded = true, maxDecodedBytes?: number): Promise<BufferedResponse> {
+export async function readResponse(
+  response: IncomingMessage,
+  limit: number,
+  decoded = true,
+  maxDecodedBytes?: number,
+): Promise<BufferedResponse> {
   const { stream, decoding } = bodyStream(response, decoded, maxDecodedBytes);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -54,9 +66,17 @@ export async function readResponse(response: IncomingMessage, limit: number, dec
   } catch (error) {
     if (GatewayError.is(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? 'EBODY';
-    if (code === bodyIdleCode) throw new GatewayError('upstream_timeout', 'The provider stopped sending its response body before the end.');
-    if (code === decodedTooLargeCode) throw new GatewayError('upstream_decoded_too_large', `The provider's compressed response decodes to more than ${maxDecodedBytes} bytes.`);
-    throw new GatewayError('upstream_error', `The provider's response body could not be read${decoding ? ' or decoded' : ''} (${code}).`);
+    if (code === bodyIdleCode)
+      throw new GatewayError('upstream_timeout', 'The provider stopped sending its response body before the end.');
+    if (code === decodedTooLargeCode)
+      throw new GatewayError(
+        'upstream_decoded_too_large',
+        `The provider's compressed response decodes to more than ${maxDecodedBytes} bytes.`,
+      );
+    throw new GatewayError(
+      'upstream_error',
+      `The provider's response body could not be read${decoding ? ' or decoded' : ''} (${code}).`,
+    );
   }
   const body = Buffer.concat(chunks, size);
   const replyHeaders = responseHeaders(response.rawHeaders, decoding ? lengthAndCoding : undefined);

@@ -25,7 +25,9 @@ function pipeToCaller(response: IncomingMessage, body: Readable, res: ServerResp
     cancel.onAbort = stop;
     body.on('error', () => res.destroy());
     // The provider's connection closed before the body ended: the caller must not see an end.
-    body.on('close', () => { if (!body.readableEnded) res.destroy(); });
+    body.on('close', () => {
+      if (!body.readableEnded) res.destroy();
+    });
     res.on('close', () => {
       if (!res.writableFinished) stop();
       cancel.body?.bodyRead();
@@ -51,36 +53,58 @@ function withRequestId(headers: OutgoingHttpHeaders, requestId: string | undefin
  * decompression is on. The headers are
  * written when this returns; the promise settles when the response has closed.
  */
-export function sendStream(res: ServerResponse, response: IncomingMessage, decompress: boolean, maxDecodedBytes: number, cancel: Cancel, requestId: string | undefined): Promise<void> {
+export function sendStream(
+  res: ServerResponse,
+  response: IncomingMessage,
+  decompress: boolean,
+  maxDecodedBytes: number,
+  cancel: Cancel,
+  requestId: string | undefined,
+): Promise<void> {
   const { stream, decoding } = bodyStream(response, decompress, maxDecodedBytes);
   const headers = responseHeaderList(response.rawHeaders, decoding ? lengthAndCoding : undefined, requestId);
   // The list goes out as it is unless something set a header on the response before us.
-  res.writeHead(response.statusCode ?? 502, response.statusMessage || undefined, res.getHeaderNames().length === 0 ? headers : headerObject(headers));
+  res.writeHead(
+    response.statusCode ?? 502,
+    response.statusMessage || undefined,
+    res.getHeaderNames().length === 0 ? headers : headerObject(headers),
+  );
   return pipeToCaller(response, stream, res, cancel);
 }
 
 /** Sends a provider response that was read whole. */
 export function sendBuffered(res: ServerResponse, response: BufferedResponse, requestId: string | undefined): void {
-  res.writeHead(response.status, response.statusMessage || undefined, withRequestId({ ...response.replyHeaders }, requestId));
+  res.writeHead(
+    response.status,
+    response.statusMessage || undefined,
+    withRequestId({ ...response.replyHeaders }, requestId),
+  );
   res.end(response.body);
 }
 
-const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
-  const done = () => {
-    res.off('drain', done);
-    res.off('close', done);
-    resolve();
-  };
-  res.on('drain', done);
-  res.on('close', done);
-});
+const drained = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 
 /**
  * Streams the items of every page as one JSON array. Before the first byte, a failure is the
  * caller's to report (thrown); after it, the response is destroyed so the caller sees a cut,
  * never a well-formed but incomplete array.
  */
-export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageEvent, WalkSummary>, cancel: Cancel, logger: Logger, requestId: string | undefined): Promise<WalkSummary | undefined> {
+export async function sendPages(
+  res: ServerResponse,
+  pages: AsyncGenerator<PageEvent, WalkSummary>,
+  cancel: Cancel,
+  logger: Logger,
+  requestId: string | undefined,
+): Promise<WalkSummary | undefined> {
   const arrayHeaders = withRequestId({ 'content-type': 'application/json; charset=utf-8' }, requestId);
   let started = false;
   try {
@@ -108,7 +132,9 @@ export async function sendPages(res: ServerResponse, pages: AsyncGenerator<PageE
     }
   } catch (error) {
     if (!started) throw error;
-    logger.warn('proxy pagination failed mid-response', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn('proxy pagination failed mid-response', {
+      error: error instanceof Error ? error.message : String(error),
+    });
     res.destroy();
     return undefined;
   }

@@ -6,7 +6,8 @@ const idempotent = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 export const isIdempotent = (method: string) => idempotent.has(method);
 
 /** Throttling and server errors; 501 (not implemented) and 505 never change on their own. */
-export const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status !== 501 && status !== 505);
+export const isRetryableStatus = (status: number) =>
+  status === 429 || (status >= 500 && status !== 501 && status !== 505);
 
 /**
  * Milliseconds to wait according to one header value: seconds (`Retry-After: 30`), an HTTP date,
@@ -25,7 +26,11 @@ export function waitFromValue(value: string, now: number): number | undefined {
 }
 
 /** The first wait a provider announces: `Retry-After`, then the catalog's rate-limit reset headers. */
-export function announcedWait(headers: IncomingHttpHeaders, names: readonly string[], now = Date.now()): number | undefined {
+export function announcedWait(
+  headers: IncomingHttpHeaders,
+  names: readonly string[],
+  now = Date.now(),
+): number | undefined {
   for (const name of ['retry-after', ...names]) {
     const raw = headers[name];
     const value = Array.isArray(raw) ? raw[0] : raw;
@@ -46,7 +51,13 @@ export function backoff(attempt: number, baseMs: number, maxMs: number, random: 
 export function sleep(ms: number, cancel: { aborted: boolean; onAbort: (() => void) | undefined }): Promise<boolean> {
   if (cancel.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { cancel.onAbort = undefined; resolve(true); }, ms);
-    cancel.onAbort = () => { clearTimeout(timer); resolve(false); };
+    const timer = setTimeout(() => {
+      cancel.onAbort = undefined;
+      resolve(true);
+    }, ms);
+    cancel.onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
   });
 }

@@ -33,7 +33,8 @@ function providerTarget(url: string): { path: string; query: string } {
   const mark = url.indexOf('?');
   const path = mark === -1 ? url : url.slice(0, mark);
   // The router matched a normalised path; the raw one must say the same (e.g. no "\proxy").
-  if (!path.startsWith(`${prefix}/`)) fail('unsafe_proxy_target', 'Unsafe provider path: it must follow /proxy/ literally.');
+  if (!path.startsWith(`${prefix}/`))
+    fail('unsafe_proxy_target', 'Unsafe provider path: it must follow /proxy/ literally.');
   return { path: path.slice(prefix.length), query: mark === -1 ? '' : url.slice(mark + 1) };
 }
 
@@ -45,7 +46,10 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
 
 /** The call's start event (only built when someone subscribes), published at once. */
 function callEvent(ctx: { state: GatewayState }, call: PreparedCall): ProxyCallEvent {
-  const event: ProxyCallEvent = Object.assign(eventSubject(call, call.path), { requestId: ctx.state.requestId, startedAt: performance.now() });
+  const event: ProxyCallEvent = Object.assign(eventSubject(call, call.path), {
+    requestId: ctx.state.requestId,
+    startedAt: performance.now(),
+  });
   if (proxyChannels.callStart.hasSubscribers) proxyChannels.callStart.publish(event);
   return event;
 }
@@ -142,27 +146,32 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
   const send = (ctx: Ctx, call: PreparedCall, cancel: Cancel, body: RequestBody): Promise<void> => {
     const page = { path: call.path, query: call.query, body: undefined };
     if (!noting) {
-      return exchange(call, page, body, cancel)
-        .then((response) => answer(ctx, call, cancel, response), (error: unknown) => settle(ctx, cancel, error));
+      return exchange(call, page, body, cancel).then(
+        (response) => answer(ctx, call, cancel, response),
+        (error: unknown) => settle(ctx, cancel, error),
+      );
     }
     const upstream = upstreamNote(call);
     ctx.state.upstream = upstream;
-    return exchange(call, page, body, cancel)
-      .then((response) => {
+    return exchange(call, page, body, cancel).then(
+      (response) => {
         upstream.provider_status = response?.statusCode ?? null;
         upstream.upstream_ms = sinceMs(upstream.started);
         answer(ctx, call, cancel, response);
-      }, (error: unknown) => {
+      },
+      (error: unknown) => {
         upstream.upstream_ms = sinceMs(upstream.started);
         settle(ctx, cancel, error);
-      });
+      },
+    );
   };
 
   /** One call, start to answer. Promise chains rather than async functions: the hot path makes two promises, not four. */
   const run = (ctx: Ctx, call: PreparedCall): Promise<void> => {
     const { req, res } = ctx;
     const cancel: Cancel = { aborted: false, onAbort: undefined, body: undefined };
-    const event = proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? callEvent(ctx, call) : undefined;
+    const event =
+      proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? callEvent(ctx, call) : undefined;
     // http-proxy leaves the provider request running when the caller goes away; this stops it
     // (and, once the answer streams, the provider's body).
     res.on('close', () => {
@@ -180,7 +189,10 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
       return Promise.resolve();
     }
     if (!(incoming instanceof Promise)) return send(ctx, call, cancel, incoming);
-    return incoming.then((body) => send(ctx, call, cancel, body), (error: unknown) => settle(ctx, cancel, error));
+    return incoming.then(
+      (body) => send(ctx, call, cancel, body),
+      (error: unknown) => settle(ctx, cancel, error),
+    );
   };
 
   /** Forwards one authenticated call (`ctx.state.environment` is set). */
@@ -188,13 +200,25 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     const { req } = ctx;
     const control = readControl(req.headers, options.maxPages);
     const { path, query } = providerTarget(req.url ?? '');
-    const prepared = prepare({ environment: ctx.state.environment.name, control, method: req.method ?? 'GET', path, query, headers: req.headers });
+    const prepared = prepare({
+      environment: ctx.state.environment.name,
+      control,
+      method: req.method ?? 'GET',
+      path,
+      query,
+      headers: req.headers,
+    });
     return prepared instanceof Promise ? prepared.then((call) => run(ctx, call)) : run(ctx, prepared);
   };
 
   const spec: RouteSpec = {
-    method: forwardedMethods, path: `${prefix}/{*path}`, auth: 'secret_key', tag: 'proxy', headers: ['Provider-Config-Key', 'Connection-Id'],
-    summary: 'Forward to the provider API under its base URL with the connection\'s credentials (spec 4.4); status, headers and body are the provider\'s. Optional headers: Retries (0-10), Paginate (true), Paginate-Max-Items, Paginate-Max-Pages, Decompress (true|false)',
+    method: forwardedMethods,
+    path: `${prefix}/{*path}`,
+    auth: 'secret_key',
+    tag: 'proxy',
+    headers: ['Provider-Config-Key', 'Connection-Id'],
+    summary:
+      "Forward to the provider API under its base URL with the connection's credentials (spec 4.4); status, headers and body are the provider's. Optional headers: Retries (0-10), Paginate (true), Paginate-Max-Items, Paginate-Max-Pages, Decompress (true|false)",
     errors: [400, 404, 408, 413, 424, 429, 502, 504],
     handler: forward,
   };

@@ -88,7 +88,8 @@ const encodedControl = /%(?:[01][0-9A-Fa-f]|7[Ff])/;
 export function checkProviderQuery(query: string): string {
   for (let i = 0; i < query.length; i++) {
     const c = query.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f) unsafe('Unsafe query string: control, space or non-ASCII characters must be percent-encoded.');
+    if (c <= 0x20 || c >= 0x7f)
+      unsafe('Unsafe query string: control, space or non-ASCII characters must be percent-encoded.');
     if (c === 0x5c) unsafe('Unsafe query string: backslashes are not allowed.');
     if (c === 0x23) unsafe('Unsafe query string: "#" is not allowed.');
   }

@@ -43,18 +43,34 @@ export type SendOutcome =
   | { ok: true; response: IncomingMessage }
   | { ok: false; reason: SendFailure; code: string; host: string; reusedSocket: boolean };
 
-const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 
 /** What http-proxy reads from "the incoming request": we hand it this instead of the caller's. */
 class Carrier {
   readonly socket = { destroyed: false };
-  constructor(readonly method: string, readonly url: string, readonly headers: OutgoingHttpHeaders) {}
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: OutgoingHttpHeaders,
+  ) {}
   on(): this {
     return this;
   }
 }
 
-interface Target { protocol: string; host: string; hostname: string; port: number }
+interface Target {
+  protocol: string;
+  host: string;
+  hostname: string;
+  port: number;
+}
 
 interface StreamOptions {
   target: Target;
@@ -67,8 +83,14 @@ interface StreamOptions {
 }
 
 /** http-proxy's `stream` web pass: `(req, res, options, head, server, callback)`; the callback gets `(error, req, res)`. */
-type StreamPass = ((req: Carrier, res: Attempt, options: StreamOptions, head: undefined, server: unknown,
-  callback: (error: NodeJS.ErrnoException, carrier: unknown, attempt: Attempt) => void) => void) & { name: string };
+type StreamPass = ((
+  req: Carrier,
+  res: Attempt,
+  options: StreamOptions,
+  head: undefined,
+  server: unknown,
+  callback: (error: NodeJS.ErrnoException, carrier: unknown, attempt: Attempt) => void,
+) => void) & { name: string };
 
 /**
  * One request to a provider. http-proxy hands it back with its events (it is the `res` we
@@ -126,7 +148,9 @@ class Attempt implements Expiring, BodyWatch {
       return;
     }
     dropConnection(response.socket);
-    response.destroy(Object.assign(new Error('the provider stopped sending its response body'), { code: bodyIdleCode }));
+    response.destroy(
+      Object.assign(new Error('the provider stopped sending its response body'), { code: bodyIdleCode }),
+    );
   }
 
   /** The body was read whole (or given up): its idle deadline goes. */
@@ -138,7 +162,13 @@ class Attempt implements Expiring, BodyWatch {
     if (this.settled) return;
     this.settled = true;
     this.deadlines.clear(this);
-    const reason: SendFailure = this.cancel.aborted ? 'aborted' : this.timedOut ? 'timeout' : unreachableCodes.has(code) ? 'unreachable' : 'reset';
+    const reason: SendFailure = this.cancel.aborted
+      ? 'aborted'
+      : this.timedOut
+        ? 'timeout'
+        : unreachableCodes.has(code)
+          ? 'unreachable'
+          : 'reset';
     this.resolve({ ok: false, reason, code, host: this.host, reusedSocket: this.clientRequest?.reusedSocket === true });
     this.clientRequest?.destroy();
   }
@@ -198,7 +228,8 @@ export function createUpstream(options: ResolvedProxyOptions) {
   proxy.on('proxyReq', (request, _carrier, attempt) => (attempt as unknown as Attempt).onProxyReq(request));
   proxy.on('proxyRes', (response, _carrier, attempt) => (attempt as unknown as Attempt).onResponse(response));
   // http-proxy calls back with the `res` it was given too.
-  const onError = (error: NodeJS.ErrnoException, _carrier: unknown, attempt: Attempt) => attempt.fail(error.code ?? 'EUPSTREAM');
+  const onError = (error: NodeJS.ErrnoException, _carrier: unknown, attempt: Attempt) =>
+    attempt.fail(error.code ?? 'EUPSTREAM');
 
   const targets = new WeakMap<ProviderBase, Target>();
   const targetOf = (base: ProviderBase): Target => {
@@ -217,7 +248,8 @@ export function createUpstream(options: ResolvedProxyOptions) {
       deadlines.set(attempt);
       cancel.onAbort = attempt.abort;
       // A body that fails (a caller's stream, an upload cut short) must not leave the request hanging.
-      if (request.failing) request.failing.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
+      if (request.failing)
+        request.failing.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
       const options: StreamOptions = {
         target: targetOf(request.base),
         agent: request.base.protocol === 'https:' ? httpsAgent : httpAgent,
@@ -232,7 +264,8 @@ export function createUpstream(options: ResolvedProxyOptions) {
     });
   }
 
-const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) =>
+    Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
 
   return {
     send,

@@ -110,6 +110,7 @@ export function resolveQueueOptions(options: QueueOptions = {}): Settings & Pick
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isFinite(value) || value < 0) throw new Error(`queue option ${name} must be a number ≥ 0`);
   }
-  if (resolved.maxAttempts < 1 || resolved.visibilityTimeoutMs < 100) throw new Error('queue options: maxAttempts ≥ 1, visibilityTimeoutMs ≥ 100');
+  if (resolved.maxAttempts < 1 || resolved.visibilityTimeoutMs < 100)
+    throw new Error('queue options: maxAttempts ≥ 1, visibilityTimeoutMs ≥ 100');
   return onError ? { ...resolved, onError } : resolved;
 }

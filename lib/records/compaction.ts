@@ -23,7 +23,11 @@ export const needsCompaction = (head: Head): boolean => compactableDead(head) > 
  * Drops dead log entries and merges sparse chunks, a few chunks per locked step, so the log stays
  * proportional to the number of records, not to the number of changes ever made.
  */
-export async function compactStream(deps: Pick<WriterDeps, 'kv' | 'coordinator'>, stream: Stream, stop: () => boolean = () => false): Promise<{ removed: number }> {
+export async function compactStream(
+  deps: Pick<WriterDeps, 'kv' | 'coordinator'>,
+  stream: Stream,
+  stop: () => boolean = () => false,
+): Promise<{ removed: number }> {
   let from = 0;
   let removed = 0;
   while (!stop()) {
@@ -35,7 +39,11 @@ export async function compactStream(deps: Pick<WriterDeps, 'kv' | 'coordinator'>
   return { removed };
 }
 
-async function compactStep(deps: Pick<WriterDeps, 'kv' | 'coordinator'>, stream: Stream, from: number): Promise<{ next: number | null; removed: number }> {
+async function compactStep(
+  deps: Pick<WriterDeps, 'kv' | 'coordinator'>,
+  stream: Stream,
+  from: number,
+): Promise<{ next: number | null; removed: number }> {
   const { kv } = deps;
   return withStreamLock(deps.coordinator, stream, async () => {
     let head = await readHead(kv, stream);
@@ -62,7 +70,11 @@ async function compactStep(deps: Pick<WriterDeps, 'kv' | 'coordinator'>, stream:
     }
     const group = chunks.slice(i, j);
     const next = (chunks[j] as ChunkInfo)[0];
-    const contents = await readChunks(kv, stream, group.map((c) => c[0]));
+    const contents = await readChunks(
+      kv,
+      stream,
+      group.map((c) => c[0]),
+    );
     // A missing chunk is the empty leftover of a failed write: nothing in it to keep.
     const entries = contents.flatMap((c) => c ?? []);
     const ids = [...new Set(entries.map((e) => e[1]))];

@@ -5,9 +5,7 @@ const VERSION = 1;
 // version (1) + stream tag (8) + sequence number (6, big-endian: up to 2^48 changes per stream)
 const LENGTH = 15;
 
-export type CursorResult =
-  | { ok: true; seq: number }
-  | { ok: false; reason: 'undecodable' | 'foreign' };
+export type CursorResult = { ok: true; seq: number } | { ok: false; reason: 'undecodable' | 'foreign' };
 
 /**
  * A position in a stream's change log: the sequence number of one change, which no other change

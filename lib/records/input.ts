@@ -8,7 +8,11 @@ export const MAX_ID_LENGTH = 1024;
 export function idOf(value: unknown, field: string): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH) return value;
-  fail('invalid_request', `${field}: a record id must be a non-empty string of at most ${MAX_ID_LENGTH} characters or a finite number.`, { field });
+  fail(
+    'invalid_request',
+    `${field}: a record id must be a non-empty string of at most ${MAX_ID_LENGTH} characters or a finite number.`,
+    { field },
+  );
 }
 
 /**
@@ -19,7 +23,9 @@ export function recordsToSave(records: readonly unknown[]): Map<string, RecordDa
   const byId = new Map<string, RecordData>();
   records.forEach((value, index) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      fail('invalid_request', `records[${index}]: a record must be a JSON object with an id.`, { field: `records[${index}]` });
+      fail('invalid_request', `records[${index}]: a record must be a JSON object with an id.`, {
+        field: `records[${index}]`,
+      });
     }
     let data = value as RecordData;
     if (Object.hasOwn(data, '_service_metadata')) {

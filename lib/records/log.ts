@@ -1,5 +1,13 @@
 import type Keyv from 'keyv';
-import { chunkIndexFor, decodeChunk, decodeHead, firstChunkAfter, type ChunkInfo, type Entry, type Head } from './layout.js';
+import {
+  chunkIndexFor,
+  decodeChunk,
+  decodeHead,
+  firstChunkAfter,
+  type ChunkInfo,
+  type Entry,
+  type Head,
+} from './layout.js';
 import { decodeRecord, type StoredRecord } from './stored.js';
 import type { Stream } from './stream.js';
 
@@ -11,13 +19,21 @@ export async function readHead(kv: RecordsKv, stream: Stream): Promise<Head | un
   return text === undefined ? undefined : decodeHead(text);
 }
 
-export async function readChunks(kv: RecordsKv, stream: Stream, starts: readonly number[]): Promise<(Entry[] | undefined)[]> {
+export async function readChunks(
+  kv: RecordsKv,
+  stream: Stream,
+  starts: readonly number[],
+): Promise<(Entry[] | undefined)[]> {
   if (starts.length === 0) return [];
   const texts = await kv.getMany(starts.map((start) => stream.chunkKey(start)));
   return texts.map((text) => (text === undefined || text === null ? undefined : decodeChunk(text)));
 }
 
-export async function readRecords(kv: RecordsKv, stream: Stream, ids: readonly string[]): Promise<(StoredRecord | undefined)[]> {
+export async function readRecords(
+  kv: RecordsKv,
+  stream: Stream,
+  ids: readonly string[],
+): Promise<(StoredRecord | undefined)[]> {
   if (ids.length === 0) return [];
   const texts = await kv.getMany(ids.map((id) => stream.recordKey(id)));
   return texts.map((text) => (text === undefined || text === null ? undefined : decodeRecord(text)));
@@ -40,19 +56,29 @@ export interface ScanOptions {
  * missing sends us back to a fresh head, resuming after the last entry examined; a chunk still
  * listed and still missing after that is an empty leftover of a failed write and is skipped.
  */
-export async function* scanLog(kv: RecordsKv, stream: Stream, head: Head, options: ScanOptions): AsyncGenerator<Entry[]> {
+export async function* scanLog(
+  kv: RecordsKv,
+  stream: Stream,
+  head: Head,
+  options: ScanOptions,
+): AsyncGenerator<Entry[]> {
   const until = Math.min(options.until ?? head.committed, head.committed);
   const minMs = options.modifiedAfter;
   let chunks: ChunkInfo[] = head.chunks;
   let examined = options.after;
-  const startIndex = () => Math.max(0, chunkIndexFor(chunks, examined + 1), minMs === undefined ? 0 : firstChunkAfter(chunks, minMs));
+  const startIndex = () =>
+    Math.max(0, chunkIndexFor(chunks, examined + 1), minMs === undefined ? 0 : firstChunkAfter(chunks, minMs));
   let index = startIndex();
   let readAhead = 1;
   let refreshedFor: number | undefined;
 
   while (index < chunks.length && (chunks[index] as ChunkInfo)[0] <= until) {
     const group = chunks.slice(index, index + readAhead).filter((c) => c[0] <= until);
-    const contents = await readChunks(kv, stream, group.map((c) => c[0]));
+    const contents = await readChunks(
+      kv,
+      stream,
+      group.map((c) => c[0]),
+    );
     let moved = false;
     for (const [i, entries] of contents.entries()) {
       const start = (group[i] as ChunkInfo)[0];

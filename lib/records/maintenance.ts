@@ -22,7 +22,10 @@ async function sweep(
   if (!head) return 0;
   let total = 0;
   let slice: Entry[] = [];
-  scan: for await (const entries of scanLog(kv, stream, head, { after: 0, ...(bounds.until === undefined ? {} : { until: bounds.until }) })) {
+  scan: for await (const entries of scanLog(kv, stream, head, {
+    after: 0,
+    ...(bounds.until === undefined ? {} : { until: bounds.until }),
+  })) {
     for (const entry of entries) {
       if (bounds.stopAt?.(entry)) break scan;
       slice.push(entry);
@@ -37,8 +40,16 @@ async function sweep(
 }
 
 /** Entries whose record still sits at that position, with the record. */
-async function liveOf(kv: RecordsKv, stream: Stream, entries: readonly Entry[]): Promise<{ id: string; record: StoredRecord }[]> {
-  const records = await readRecords(kv, stream, entries.map((e) => e[1]));
+async function liveOf(
+  kv: RecordsKv,
+  stream: Stream,
+  entries: readonly Entry[],
+): Promise<{ id: string; record: StoredRecord }[]> {
+  const records = await readRecords(
+    kv,
+    stream,
+    entries.map((e) => e[1]),
+  );
   const out: { id: string; record: StoredRecord }[] = [];
   entries.forEach((entry, k) => {
     const record = records[k];
@@ -51,28 +62,47 @@ async function liveOf(kv: RecordsKv, stream: Stream, entries: readonly Entry[]):
  * Removes payloads, keeping ids and metadata (`pruned_at` set). Pruning is not a change of the
  * record: no new cursor, readers who already passed it do not meet it again.
  */
-export function pruneStream(deps: WriterDeps, stream: Stream, bounds: { beforeMs?: number; untilSeq?: number }): Promise<number> {
+export function pruneStream(
+  deps: WriterDeps,
+  stream: Stream,
+  bounds: { beforeMs?: number; untilSeq?: number },
+): Promise<number> {
   const { beforeMs, untilSeq } = bounds;
-  return sweep(deps.kv, stream, {
-    ...(untilSeq === undefined ? {} : { until: untilSeq }),
-    // The log is in time order: the first entry at or after the limit ends the sweep.
-    ...(beforeMs === undefined ? {} : { stopAt: (e: Entry) => e[3] >= beforeMs }),
-  }, (entries) => step(deps, stream, async ({ now }) => {
-    const touched = (await liveOf(deps.kv, stream, entries))
-      .filter(({ record }) => record.p === null)
-      .map(({ id, record }) => ({ id, record: { ...record, p: now, d: JSON.stringify({ id: (JSON.parse(record.d) as { id: unknown }).id }) } }));
-    return { plan: { changed: [], touched }, result: touched.length };
-  }));
+  return sweep(
+    deps.kv,
+    stream,
+    {
+      ...(untilSeq === undefined ? {} : { until: untilSeq }),
+      // The log is in time order: the first entry at or after the limit ends the sweep.
+      ...(beforeMs === undefined ? {} : { stopAt: (e: Entry) => e[3] >= beforeMs }),
+    },
+    (entries) =>
+      step(deps, stream, async ({ now }) => {
+        const touched = (await liveOf(deps.kv, stream, entries))
+          .filter(({ record }) => record.p === null)
+          .map(({ id, record }) => ({
+            id,
+            record: { ...record, p: now, d: JSON.stringify({ id: (JSON.parse(record.d) as { id: unknown }).id }) },
+          }));
+        return { plan: { changed: [], touched }, result: touched.length };
+      }),
+  );
 }
 
 /** Full-refresh syncs: soft-deletes every record no save has included since `sinceMs`. */
 export function deleteUnseen(deps: WriterDeps, stream: Stream, sinceMs: number): Promise<number> {
-  return sweep(deps.kv, stream, {}, (entries) => step(deps, stream, async ({ batchMs }) => {
-    const changed: Changed[] = (await liveOf(deps.kv, stream, entries))
-      .filter(({ record }) => record.x === null && record.s < sinceMs)
-      .map(({ id, record }) => ({ id, previousSeq: record.q, record: { ...record, m: batchMs, a: 'D', x: batchMs } }));
-    return { plan: { changed, touched: [] }, result: changed.length };
-  }));
+  return sweep(deps.kv, stream, {}, (entries) =>
+    step(deps, stream, async ({ batchMs }) => {
+      const changed: Changed[] = (await liveOf(deps.kv, stream, entries))
+        .filter(({ record }) => record.x === null && record.s < sinceMs)
+        .map(({ id, record }) => ({
+          id,
+          previousSeq: record.q,
+          record: { ...record, m: batchMs, a: 'D', x: batchMs },
+        }));
+      return { plan: { changed, touched: [] }, result: changed.length };
+    }),
+  );
 }
 
 /** Deletes everything a stream stored (its connection is gone). Returns the records removed. */
@@ -85,7 +115,8 @@ export function dropStream(deps: Pick<WriterDeps, 'kv' | 'coordinator'>, stream:
     const ids = new Set<string>();
     // Every chunk, committed or not: each record's current position has its entry somewhere here.
     for (let i = 0; i < starts.length; i += 16) {
-      for (const entries of await readChunks(kv, stream, starts.slice(i, i + 16))) for (const e of entries ?? []) ids.add(e[1]);
+      for (const entries of await readChunks(kv, stream, starts.slice(i, i + 16)))
+        for (const e of entries ?? []) ids.add(e[1]);
     }
     // Records first, then the log, then the head: a failure part-way leaves a stream that can be dropped again.
     const all = [...ids];

@@ -24,7 +24,8 @@ const MAX_NAME = 255;
 
 const bad = (code: ErrorCode, field: string, message: string): never => fail(code, `${field}: ${message}`, { field });
 
-const all = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const all = (value: string | string[] | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /** A parameter that takes one value: given twice it is ambiguous, so refused. */
 function single(query: RawQuery, field: string, code: ErrorCode): string | undefined {
@@ -70,7 +71,12 @@ function idList(rawQuery: string): string[] {
 /** `query` as Koa parsed it; `rawQuery` the query string as sent (for `ids`). */
 export function parseRecordsQuery(query: RawQuery, rawQuery = ''): RecordsQuery {
   for (const key of Object.keys(query)) {
-    if (!known.has(key)) bad('unknown_parameter', key, `unknown parameter; accepted: ${[...known].filter((k) => k !== 'ids[]').join(', ')}.`);
+    if (!known.has(key))
+      bad(
+        'unknown_parameter',
+        key,
+        `unknown parameter; accepted: ${[...known].filter((k) => k !== 'ids[]').join(', ')}.`,
+      );
   }
   const model = name(query, 'model', 'invalid_model');
   if (model === undefined) fail('missing_model', 'model: required (the data model to fetch).', { field: 'model' });
@@ -88,7 +94,8 @@ export function parseRecordsQuery(query: RawQuery, rawQuery = ''): RecordsQuery 
   const limit = single(query, 'limit', 'invalid_limit');
   if (limit !== undefined) {
     const n = /^\d{1,7}$/.test(limit.trim()) ? Number(limit) : NaN;
-    if (!(n >= 1 && n <= MAX_PAGE_LIMIT)) bad('invalid_limit', 'limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
+    if (!(n >= 1 && n <= MAX_PAGE_LIMIT))
+      bad('invalid_limit', 'limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
     out.limit = n;
   }
 
@@ -97,13 +104,23 @@ export function parseRecordsQuery(query: RawQuery, rawQuery = ''): RecordsQuery 
     // `added,updated` (or the parameter repeated) means the union.
     const wanted = filterValues.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase());
     const unknown = wanted.find((v) => !filters.includes(v));
-    if (unknown !== undefined) bad('invalid_filter', 'filter', `"${unknown}" is not one of added, updated, deleted (comma-separated for several).`);
+    if (unknown !== undefined)
+      bad(
+        'invalid_filter',
+        'filter',
+        `"${unknown}" is not one of added, updated, deleted (comma-separated for several).`,
+      );
     out.filter = [...new Set(wanted)] as RecordFilter[];
   }
 
-  const modifiedAfter = timestamp(single(query, 'modified_after', 'invalid_modified_after'), 'modified_after', 'invalid_modified_after');
+  const modifiedAfter = timestamp(
+    single(query, 'modified_after', 'invalid_modified_after'),
+    'modified_after',
+    'invalid_modified_after',
+  );
   const delta = timestamp(single(query, 'delta', 'invalid_delta'), 'delta', 'invalid_delta');
-  if (modifiedAfter && delta) bad('invalid_delta', 'delta', 'deprecated alias of modified_after; send only modified_after.');
+  if (modifiedAfter && delta)
+    bad('invalid_delta', 'delta', 'deprecated alias of modified_after; send only modified_after.');
   const after = modifiedAfter ?? delta;
   if (after) out.modifiedAfter = after;
   out.usedDelta = delta !== undefined;
@@ -112,7 +129,8 @@ export function parseRecordsQuery(query: RawQuery, rawQuery = ''): RecordsQuery 
   // separates ids; an id holding a comma sends it encoded (`%2C`), so the raw query decides.
   const ids = idList(rawQuery);
   if (ids.length > MAX_IDS) bad('too_many_ids', 'ids', `at most ${MAX_IDS} ids per request (${ids.length} given).`);
-  if (ids.some((id) => id === '' || id.length > MAX_ID_LENGTH)) bad('invalid_ids', 'ids', `every id must be 1 to ${MAX_ID_LENGTH} characters.`);
+  if (ids.some((id) => id === '' || id.length > MAX_ID_LENGTH))
+    bad('invalid_ids', 'ids', `every id must be 1 to ${MAX_ID_LENGTH} characters.`);
   if (ids.length > 0) out.ids = ids;
   return out;
 }

@@ -52,7 +52,11 @@ export async function readPage(kv: RecordsKv, stream: Stream, query: PageQuery):
         // A little more than needed: some entries are dead (their record changed since).
         const slice = candidates.slice(i, i + need + (need >> 2) + 8);
         i += slice.length;
-        const records = await readRecords(kv, stream, slice.map((e) => e[1]));
+        const records = await readRecords(
+          kv,
+          stream,
+          slice.map((e) => e[1]),
+        );
         slice.forEach((entry, k) => {
           const record = records[k];
           if (record && record.q === entry[0] && found.length < want) found.push(record);

@@ -21,9 +21,17 @@ export interface DeleteResult {
 }
 
 /** Upserts one slice of records (already validated, ids unique) in one locked step. */
-export function saveSlice(deps: WriterDeps, stream: Stream, slice: readonly [string, RecordData][]): Promise<SaveResult> {
+export function saveSlice(
+  deps: WriterDeps,
+  stream: Stream,
+  slice: readonly [string, RecordData][],
+): Promise<SaveResult> {
   return step(deps, stream, async ({ batchMs, now }) => {
-    const existing = await readRecords(deps.kv, stream, slice.map(([id]) => id));
+    const existing = await readRecords(
+      deps.kv,
+      stream,
+      slice.map(([id]) => id),
+    );
     return planUpserts(slice, existing, batchMs, now);
   });
 }
@@ -32,9 +40,17 @@ export function saveSlice(deps: WriterDeps, stream: Stream, slice: readonly [str
  * Merges one slice of partial records into the stored ones in one locked step, so no save of
  * the same stream lands between the read and the write. Ids not stored, or deleted, are skipped.
  */
-export function updateSlice(deps: WriterDeps, stream: Stream, slice: readonly [string, RecordData][]): Promise<SaveResult> {
+export function updateSlice(
+  deps: WriterDeps,
+  stream: Stream,
+  slice: readonly [string, RecordData][],
+): Promise<SaveResult> {
   return step(deps, stream, async ({ batchMs, now }) => {
-    const existing = await readRecords(deps.kv, stream, slice.map(([id]) => id));
+    const existing = await readRecords(
+      deps.kv,
+      stream,
+      slice.map(([id]) => id),
+    );
     const merged: [string, RecordData][] = [];
     const current: StoredRecord[] = [];
     slice.forEach(([id, partial], i) => {
@@ -47,7 +63,12 @@ export function updateSlice(deps: WriterDeps, stream: Stream, slice: readonly [s
   });
 }
 
-function planUpserts(slice: readonly [string, RecordData][], existing: readonly (StoredRecord | undefined)[], batchMs: number, now: number) {
+function planUpserts(
+  slice: readonly [string, RecordData][],
+  existing: readonly (StoredRecord | undefined)[],
+  batchMs: number,
+  now: number,
+) {
   const result: SaveResult = { added: 0, updated: 0, unchanged: 0 };
   const changed: Changed[] = [];
   const touched: { id: string; record: StoredRecord }[] = [];
@@ -56,7 +77,11 @@ function planUpserts(slice: readonly [string, RecordData][], existing: readonly 
     const old = existing[i];
     if (!old) {
       result.added++;
-      changed.push({ id, previousSeq: null, record: { q: 0, f: batchMs, m: batchMs, a: 'A', x: null, p: null, s: now, d: text } });
+      changed.push({
+        id,
+        previousSeq: null,
+        record: { q: 0, f: batchMs, m: batchMs, a: 'A', x: null, p: null, s: now, d: text },
+      });
       return;
     }
     if (old.x === null && old.p === null && samePayload(old.d, data, text)) {

@@ -68,7 +68,11 @@ export interface RecordStore {
   compact(ref: StreamRef): Promise<{ removed: number }>;
   stats(ref: StreamRef): Promise<StreamStats>;
   /** Deletes every record of every model of a connection. */
-  dropConnection(environment: string, providerConfigKey: string, connectionId: string): Promise<{ streams: number; records: number }>;
+  dropConnection(
+    environment: string,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<{ streams: number; records: number }>;
   /** Lets running background compactions finish their current step; starts no new ones. */
   close(): Promise<void>;
 }
@@ -111,12 +115,21 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
 
   const seqOf = (ref: StreamRef, cursor: string): { ok: true; seq: number } | { ok: false; reason: CursorProblem } => {
     const decoded = decodeCursor(streamOf(ref), cursor);
-    return decoded.ok ? decoded : { ok: false, reason: decoded.reason === 'foreign' ? 'foreign_cursor' : 'undecodable_cursor' };
+    return decoded.ok
+      ? decoded
+      : { ok: false, reason: decoded.reason === 'foreign' ? 'foreign_cursor' : 'undecodable_cursor' };
   };
 
   const written = (ref: StreamRef, added: number, updated: number, deleted: number): void => {
     if (!recordChannels.written.hasSubscribers || added + updated + deleted === 0) return;
-    recordChannels.written.publish({ environment: ref.environment, providerConfigKey: ref.providerConfigKey, model: ref.model, added, updated, deleted });
+    recordChannels.written.publish({
+      environment: ref.environment,
+      providerConfigKey: ref.providerConfigKey,
+      model: ref.model,
+      added,
+      updated,
+      deleted,
+    });
   };
 
   const upsert = async (ref: StreamRef, records: readonly unknown[], slice: typeof saveSlice): Promise<SaveResult> => {
@@ -185,7 +198,13 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       let after: number | undefined;
       let latest: string | null = null;
       for (;;) {
-        const page = await readPage(kv, stream, { after, limit: MAX_PAGE_LIMIT, actions: undefined, modifiedAfter: since.getTime(), ids: undefined });
+        const page = await readPage(kv, stream, {
+          after,
+          limit: MAX_PAGE_LIMIT,
+          actions: undefined,
+          modifiedAfter: since.getTime(),
+          ids: undefined,
+        });
         latest = page.records.at(-1)?._service_metadata.cursor ?? latest;
         if (!page.next_cursor) return latest;
         const position = seqOf(ref, page.next_cursor);
@@ -197,7 +216,12 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     async stats(ref) {
       const head = await readHead(kv, streamOf(ref));
       if (!head) return { records: 0, logEntries: 0, deadEntries: 0, chunks: 0 };
-      return { records: head.live, logEntries: logSize(head).entries, deadEntries: compactableDead(head), chunks: head.chunks.length };
+      return {
+        records: head.live,
+        logEntries: logSize(head).entries,
+        deadEntries: compactableDead(head),
+        chunks: head.chunks.length,
+      };
     },
     async dropConnection(environment, providerConfigKey, connectionId) {
       const streams = await connectionStreams.of(environment, providerConfigKey, connectionId);

@@ -49,7 +49,8 @@ export function decodeRecord(text: string): StoredRecord {
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonicalJson((value as { toJSON(): unknown }).toJSON());
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return canonicalJson((value as { toJSON(): unknown }).toJSON());
   let out = '{';
   for (const key of Object.keys(value).sort()) {
     const inner = (value as Record<string, unknown>)[key];

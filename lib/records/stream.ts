@@ -26,7 +26,9 @@ export interface Stream {
 
 const hash = (parts: readonly string[]) =>
   // Length-prefixed parts: ("a:b", "c") and ("a", "b:c") hash differently.
-  createHash('sha256').update(parts.map((p) => `${p.length}:${p}`).join('|')).digest();
+  createHash('sha256')
+    .update(parts.map((p) => `${p.length}:${p}`).join('|'))
+    .digest();
 
 export function streamOf(ref: StreamRef): Stream {
   const variant = ref.variant ?? baseVariant;

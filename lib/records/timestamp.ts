@@ -1,6 +1,7 @@
 // YYYY-MM-DD, optionally followed by a time and an offset. A `+` that a query-string decoder
 // turned into a space is accepted as the `+` it was.
-const pattern = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?)?$/;
+const pattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?)?$/;
 
 /**
  * Parses an ISO 8601 date or date-time into epoch ms, or undefined when it is not one (or names

@@ -1,5 +1,14 @@
 import type { Coordinator } from '../coordination/index.js';
-import { CHUNK_SIZE, chunkIndexFor, emptyHead, encodeChunk, encodeHead, type ChunkInfo, type Entry, type Head } from './layout.js';
+import {
+  CHUNK_SIZE,
+  chunkIndexFor,
+  emptyHead,
+  encodeChunk,
+  encodeHead,
+  type ChunkInfo,
+  type Entry,
+  type Head,
+} from './layout.js';
 import { readChunks, readHead, type RecordsKv } from './log.js';
 import { encodeRecord, type StoredRecord } from './stored.js';
 import type { Stream } from './stream.js';
@@ -80,7 +89,13 @@ export async function step<T>(
 }
 
 /** Steps 1 of the write: numbers the changes, appends their entries, writes the new head. */
-async function appendToLog(kv: RecordsKv, stream: Stream, head: Head, changed: Changed[], batchMs: number): Promise<Head> {
+async function appendToLog(
+  kv: RecordsKv,
+  stream: Stream,
+  head: Head,
+  changed: Changed[],
+  batchMs: number,
+): Promise<Head> {
   const chunks = head.chunks.map((c) => [...c] as ChunkInfo);
   let added = 0;
   for (const change of changed) {
@@ -131,7 +146,11 @@ async function appendToLog(kv: RecordsKv, stream: Stream, head: Head, changed: C
   return next;
 }
 
-async function writeRecords(kv: RecordsKv, stream: Stream, records: readonly { id: string; record: StoredRecord }[]): Promise<void> {
+async function writeRecords(
+  kv: RecordsKv,
+  stream: Stream,
+  records: readonly { id: string; record: StoredRecord }[],
+): Promise<void> {
   if (records.length === 0) return;
   await kv.setMany(records.map(({ id, record }) => ({ key: stream.recordKey(id), value: encodeRecord(record) })));
 }
@@ -144,7 +163,11 @@ async function writeRecords(kv: RecordsKv, stream: Stream, records: readonly { i
 export async function recover(kv: RecordsKv, stream: Stream, head: Head): Promise<Head> {
   if (head.allocated <= head.committed) return head;
   const suspects = head.chunks.filter((c) => c[0] > head.committed);
-  const found = await readChunks(kv, stream, suspects.map((c) => c[0]));
+  const found = await readChunks(
+    kv,
+    stream,
+    suspects.map((c) => c[0]),
+  );
   const missing = new Set(suspects.filter((_, i) => found[i] === undefined).map((c) => c[0]));
   return { ...head, chunks: head.chunks.filter((c) => !missing.has(c[0])) };
 }

@@ -12,7 +12,12 @@ import { createSyncApi } from './api/sync-api.js';
 import type { ScriptHost } from './host.js';
 import { parseStoredLevel } from './logs/levels.js';
 import { createLogStore } from './logs/log-store.js';
-import { actionOutputLimitBytes, resolveScriptsOptions, type ResolvedScriptsOptions, type ScriptsOptions } from './options.js';
+import {
+  actionOutputLimitBytes,
+  resolveScriptsOptions,
+  type ResolvedScriptsOptions,
+  type ScriptsOptions,
+} from './options.js';
 import { createBundleStore } from './registry/bundles.js';
 import { createScriptRegistry, type ScriptEntry, type ScriptRegistry } from './registry/registry.js';
 import { runOnEvent } from './run/event-run.js';
@@ -46,18 +51,27 @@ export async function createScripts(deps: ScriptsDeps) {
   const levels = new Map<string, LogLevel>();
   for (const env of deps.environments) {
     // Checked here too: JavaScript callers can pass anything.
-    if (env.scriptLogLevel !== undefined) levels.set(env.name, parseStoredLevel(String(env.scriptLogLevel), `environment "${env.name}": scriptLogLevel`));
+    if (env.scriptLogLevel !== undefined)
+      levels.set(env.name, parseStoredLevel(String(env.scriptLogLevel), `environment "${env.name}": scriptLogLevel`));
   }
 
-  const pool = createWorkerPool({ size: options.workers, heapMb: options.heapMb, nice: options.nice, readable: scriptReadable(options) });
+  const pool = createWorkerPool({
+    size: options.workers,
+    heapMb: options.heapMb,
+    nice: options.nice,
+    readable: scriptReadable(options),
+  });
   let registry: ScriptRegistry;
   try {
-    registry = await createScriptRegistry({
-      pool,
-      bundles: createBundleStore(storage, options.bundleDir),
-      minimumFrequencyMs: options.minimumFrequencyMs,
-      cacheTtlMs: storage.shared ? deps.cacheTtlMs : 3_600_000,
-    }, { modules: options.modules, dir: options.dir });
+    registry = await createScriptRegistry(
+      {
+        pool,
+        bundles: createBundleStore(storage, options.bundleDir),
+        minimumFrequencyMs: options.minimumFrequencyMs,
+        cacheTtlMs: storage.shared ? deps.cacheTtlMs : 3_600_000,
+      },
+      { modules: options.modules, dir: options.dir },
+    );
   } catch (error) {
     await pool.close();
     throw error;
@@ -76,13 +90,34 @@ export async function createScripts(deps: ScriptsDeps) {
     connections: deps.connections,
     catalog: deps.catalog,
     coordinator: storage.coordinator,
-    limits: { syncTimeoutMs: options.syncTimeoutMs, actionTimeoutMs: options.actionTimeoutMs, outputLimitBytes: actionOutputLimitBytes },
+    limits: {
+      syncTimeoutMs: options.syncTimeoutMs,
+      actionTimeoutMs: options.actionTimeoutMs,
+      outputLimitBytes: actionOutputLimitBytes,
+    },
     levelOf: (env) => levels.get(env),
     logger,
   };
-  const jobs = createJobs({ runner, options, storage, logger, events: deps.events, environments: deps.environments.map((e) => e.name) });
-  const syncs = createSyncApi({ registry, states: runner.states, queue: jobs.queue, connections: deps.connections, scheduleId: jobs.scheduleId });
-  const actions = createActionApi({ runner, queue: jobs.queue, statusUrl: (id) => `${deps.baseUrl}/action/${encodeURIComponent(id)}` });
+  const jobs = createJobs({
+    runner,
+    options,
+    storage,
+    logger,
+    events: deps.events,
+    environments: deps.environments.map((e) => e.name),
+  });
+  const syncs = createSyncApi({
+    registry,
+    states: runner.states,
+    queue: jobs.queue,
+    connections: deps.connections,
+    scheduleId: jobs.scheduleId,
+  });
+  const actions = createActionApi({
+    runner,
+    queue: jobs.queue,
+    statusUrl: (id) => `${deps.baseUrl}/action/${encodeURIComponent(id)}`,
+  });
   try {
     await jobs.start((job, signal) => actions.complete(job, signal));
   } catch (error) {
@@ -103,7 +138,10 @@ export async function createScripts(deps: ScriptsDeps) {
     /** Runs a sync now, in this process, and returns its outcome (tests and embedded callers). */
     runSyncNow: jobs.runSyncNow,
     /** Runs an on-event script for a connection now (the authorization flow's post-connection step). */
-    runOnEvent: (entry: ScriptEntry, target: { environment: string; providerConfigKey: string; connectionId: string }) => runOnEvent(runner, entry, target),
+    runOnEvent: (
+      entry: ScriptEntry,
+      target: { environment: string; providerConfigKey: string; connectionId: string },
+    ) => runOnEvent(runner, entry, target),
     pool,
   };
   return {
@@ -129,7 +167,9 @@ function scriptReadable(options: ResolvedScriptsOptions): string[] {
   return [
     folder(resolve(options.bundleDir)),
     ...(options.dir ? [folder(resolve(options.dir))] : []),
-    ...options.modules.map((m) => (m.file instanceof URL || m.file.startsWith('file:') ? fileURLToPath(m.file) : resolve(m.file))),
+    ...options.modules.map((m) =>
+      m.file instanceof URL || m.file.startsWith('file:') ? fileURLToPath(m.file) : resolve(m.file),
+    ),
   ];
 }
 

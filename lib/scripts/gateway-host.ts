@@ -12,11 +12,17 @@ export interface GatewayHostDeps {
 
 const flatten = (headers: IncomingHttpHeaders): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 };
 
-const ref = (t: StreamRef): StreamRef => ({ environment: t.environment, providerConfigKey: t.providerConfigKey, connectionId: t.connectionId, model: t.model });
+const ref = (t: StreamRef): StreamRef => ({
+  environment: t.environment,
+  providerConfigKey: t.providerConfigKey,
+  connectionId: t.connectionId,
+  model: t.model,
+});
 
 /** The records operations forward to the store, which reads and writes under the stream's lock. */
 function createHostRecords(records: RecordStore): HostRecords {

@@ -37,10 +37,14 @@ export type CompleteAction = (job: ActionJob, signal: AbortSignal) => Promise<Jo
  */
 export function createJobs(deps: JobsDeps) {
   const { runner, storage, logger } = deps;
-  const work: WorkQueue<ScriptJob> = deps.options.queue ?? storage.queue<ScriptJob>('scripts', {
-    keepDoneMs, maxAttempts, onError: (message, details) => logger.warn(`scripts: ${message}`, details),
-    ...(deps.options.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
-  });
+  const work: WorkQueue<ScriptJob> =
+    deps.options.queue ??
+    storage.queue<ScriptJob>('scripts', {
+      keepDoneMs,
+      maxAttempts,
+      onError: (message, details) => logger.warn(`scripts: ${message}`, details),
+      ...(deps.options.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
+    });
   const queue: ScriptQueue = {
     enqueue: (job, dedupeId) => work.enqueue([{ id: dedupeId ?? `${job.type}|${randomUUID()}`, data: job }]),
     nextRun: (id) => work.nextRun(id),
@@ -54,24 +58,36 @@ export function createJobs(deps: JobsDeps) {
     if (!entry || !isSync(entry)) return;
     const id = scheduleId(job.environment, job.providerConfigKey, job.sync);
     for await (const connectionId of runner.connections.idsOf(job.environment, job.providerConfigKey)) {
-      await queue.enqueue({
-        type: 'sync', environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId,
-        sync: job.sync, mode: 'incremental', trigger: 'schedule', ...(slot !== null ? { scheduledAt: slot } : {}),
-      }, slot !== null ? `${id}|${connectionId}|${slot}` : undefined);
+      await queue.enqueue(
+        {
+          type: 'sync',
+          environment: job.environment,
+          providerConfigKey: job.providerConfigKey,
+          connectionId,
+          sync: job.sync,
+          mode: 'incremental',
+          trigger: 'schedule',
+          ...(slot !== null ? { scheduledAt: slot } : {}),
+        },
+        slot !== null ? `${id}|${connectionId}|${slot}` : undefined,
+      );
     }
   };
 
-  const handle = (complete: CompleteAction) => async ({ data: job, scheduledAt }: { data: ScriptJob; scheduledAt: number | null }, signal: AbortSignal) => {
-    if (job.type === 'tick') return tick(job, scheduledAt);
-    if (job.type === 'action') return complete(job, signal);
-    if (job.type === 'sync') {
-      const outcome = await runSync(runner, job);
-      if (outcome.status === 'skipped' && outcome.reason !== 'paused') logger.debug('sync run skipped', { sync: job.sync, reason: outcome.reason });
-      return;
-    }
-    const entry = await runner.registry.get(job.environment, job.providerConfigKey, job.script);
-    if (entry?.manifest.type === 'on-event') await runOnEvent(runner, entry, job);
-  };
+  const handle =
+    (complete: CompleteAction) =>
+    async ({ data: job, scheduledAt }: { data: ScriptJob; scheduledAt: number | null }, signal: AbortSignal) => {
+      if (job.type === 'tick') return tick(job, scheduledAt);
+      if (job.type === 'action') return complete(job, signal);
+      if (job.type === 'sync') {
+        const outcome = await runSync(runner, job);
+        if (outcome.status === 'skipped' && outcome.reason !== 'paused')
+          logger.debug('sync run skipped', { sync: job.sync, reason: outcome.reason });
+        return;
+      }
+      const entry = await runner.registry.get(job.environment, job.providerConfigKey, job.script);
+      if (entry?.manifest.type === 'on-event') await runOnEvent(runner, entry, job);
+    };
 
   /** Schedules every sync of the environment; syncs only in `previous` lose their schedule. */
   const reschedule = async (env: string, previous: readonly ScriptEntry[] = []) => {
@@ -79,10 +95,16 @@ export function createJobs(deps: JobsDeps) {
     for (const e of current) {
       const every = parseFrequency(e.manifest.frequency ?? '', deps.options.minimumFrequencyMs);
       if (!every.ok) continue;
-      await work.schedule(scheduleId(env, e.integration, e.name), every.ms, { type: 'tick', environment: env, providerConfigKey: e.integration, sync: e.name });
+      await work.schedule(scheduleId(env, e.integration, e.name), every.ms, {
+        type: 'tick',
+        environment: env,
+        providerConfigKey: e.integration,
+        sync: e.name,
+      });
     }
     for (const old of previous.filter(isSync)) {
-      if (!current.some((e) => e.integration === old.integration && e.name === old.name)) await work.unschedule(scheduleId(env, old.integration, old.name));
+      if (!current.some((e) => e.integration === old.integration && e.name === old.name))
+        await work.unschedule(scheduleId(env, old.integration, old.name));
     }
   };
 
@@ -93,18 +115,35 @@ export function createJobs(deps: JobsDeps) {
     const cid = event.connection_id;
     const entries = await runner.registry.list(env, pck);
     if (event.type === 'connection.deleted') {
-      for (const e of entries.filter(isSync)) await runner.states.delete({ environment: env, providerConfigKey: pck, connectionId: cid, sync: e.name });
+      for (const e of entries.filter(isSync))
+        await runner.states.delete({ environment: env, providerConfigKey: pck, connectionId: cid, sync: e.name });
       return;
     }
     for (const e of entries.filter((s) => isSync(s) && s.manifest.autoStart !== false)) {
-      await queue.enqueue({ type: 'sync', environment: env, providerConfigKey: pck, connectionId: cid, sync: e.name, mode: 'incremental', trigger: 'connection' });
+      await queue.enqueue({
+        type: 'sync',
+        environment: env,
+        providerConfigKey: pck,
+        connectionId: cid,
+        sync: e.name,
+        mode: 'incremental',
+        trigger: 'connection',
+      });
     }
     // Post-connection scripts of the integration. The one the catalog names (post_connection_script)
     // is the authorization flow's to run, before its success page (see hooks.ts).
     const named = runner.catalog.get(event.provider)?.post_connection_script;
-    const scripts = entries.filter((e) => e.manifest.type === 'on-event' && e.manifest.event === 'post-connection-creation' && e.name !== named);
+    const scripts = entries.filter(
+      (e) => e.manifest.type === 'on-event' && e.manifest.event === 'post-connection-creation' && e.name !== named,
+    );
     for (const e of scripts) {
-      await queue.enqueue({ type: 'on-event', environment: env, providerConfigKey: pck, connectionId: cid, script: e.name });
+      await queue.enqueue({
+        type: 'on-event',
+        environment: env,
+        providerConfigKey: pck,
+        connectionId: cid,
+        script: e.name,
+      });
     }
   };
 

@@ -59,13 +59,15 @@ const positive = (name: string, value: number | undefined, fallback: number): nu
 
 function niceValue(value: number | undefined): number {
   if (value === undefined) return 10;
-  if (!Number.isInteger(value) || value < 0 || value > 19) throw new Error('scripts.nice must be an integer from 0 to 19');
+  if (!Number.isInteger(value) || value < 0 || value > 19)
+    throw new Error('scripts.nice must be an integer from 0 to 19');
   return value;
 }
 
 export function resolveScriptsOptions(options: ScriptsOptions = {}): ResolvedScriptsOptions {
   let minimumFrequencyMs = defaultMinimumFrequencyMs;
-  if (typeof options.minimumFrequency === 'number') minimumFrequencyMs = positive('minimumFrequency', options.minimumFrequency, 0);
+  if (typeof options.minimumFrequency === 'number')
+    minimumFrequencyMs = positive('minimumFrequency', options.minimumFrequency, 0);
   else if (options.minimumFrequency !== undefined) {
     const parsed = parseFrequency(options.minimumFrequency, 1_000);
     if (!parsed.ok) throw new Error(`scripts.minimumFrequency: ${parsed.reason}`);

@@ -40,7 +40,11 @@ const batch = 500;
 /** 2: ordered indexes (1 was one array of ids per scope). */
 const currentLayout = 2;
 
-export function createCollection<T extends { order?: number | undefined }>(storage: Storage, name: string, options: CollectionOptions<T> = {}): Collection<T> {
+export function createCollection<T extends { order?: number | undefined }>(
+  storage: Storage,
+  name: string,
+  options: CollectionOptions<T> = {},
+): Collection<T> {
   const values = storage.keyv<T>(name);
   const index = storage.index(name);
   const listsOf = (value: T) => [allList, ...(options.lists?.(value) ?? [])];
@@ -81,11 +85,15 @@ export function createCollection<T extends { order?: number | undefined }>(stora
     async upgrade() {
       // Once done, a start skips it: looking for old arrays scans the whole keyspace on Redis.
       if ((await layout.get(name)) === currentLayout) return 0;
-      return storage.coordinator.withLock(`${name}-upgrade`, async () => {
-        const moved = await upgradeLegacy();
-        await layout.set(name, currentLayout);
-        return moved;
-      }, { waitMs: 600_000, ttlMs: 600_000 });
+      return storage.coordinator.withLock(
+        `${name}-upgrade`,
+        async () => {
+          const moved = await upgradeLegacy();
+          await layout.set(name, currentLayout);
+          return moved;
+        },
+        { waitMs: 600_000, ttlMs: 600_000 },
+      );
     },
   };
 

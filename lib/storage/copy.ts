@@ -8,8 +8,12 @@ import type { IndexEntry, Storage, StorageInventory } from './storage.js';
  * keeps its own way (copied, their numbers would collide with new ones).
  */
 const skipped = (namespace: string) =>
-  namespace.startsWith('queue:') || namespace === 'queue-schedules' || namespace === 'health' ||
-  namespace === 'webhook-deliveries' || namespace === 'webhook-events' || namespace.endsWith('-sequence');
+  namespace.startsWith('queue:') ||
+  namespace === 'queue-schedules' ||
+  namespace === 'health' ||
+  namespace === 'webhook-deliveries' ||
+  namespace === 'webhook-events' ||
+  namespace.endsWith('-sequence');
 
 const batch = 500;
 
@@ -40,7 +44,11 @@ export async function holdsData(storage: Storage): Promise<boolean> {
  * sealed values stay sealed, so no key is needed, and a value with a time to live keeps what
  * is left of it. Writes are plain overwrites, so a copy cut short can simply be run again.
  */
-export async function copyStore(from: Storage, to: Storage, onProgress: (p: CopyProgress) => void = () => {}): Promise<CopyReport> {
+export async function copyStore(
+  from: Storage,
+  to: Storage,
+  onProgress: (p: CopyProgress) => void = () => {},
+): Promise<CopyReport> {
   const report: CopyReport = { namespaces: [], indexEntries: 0, skipped: [] };
   const source = inventoryOf(from);
   for (const namespace of (await source.namespaces()).sort()) {
@@ -68,7 +76,12 @@ export async function copyStore(from: Storage, to: Storage, onProgress: (p: Copy
   return report;
 }
 
-async function copyNamespace(from: Storage, to: Storage, namespace: string, progress: (copied: number) => void): Promise<number> {
+async function copyNamespace(
+  from: Storage,
+  to: Storage,
+  namespace: string,
+  progress: (copied: number) => void,
+): Promise<number> {
   const source = rawKeyv(from.keyv(namespace));
   const target = rawKeyv(to.keyv(namespace));
   if (!source.iterator) throw new Error(`the source store cannot list namespace "${namespace}"`);
@@ -126,6 +139,7 @@ function expiresOf(text: string): number | undefined {
 }
 
 function inventoryOf(storage: Storage): StorageInventory {
-  if (!storage.inventory) throw new Error(`a ${storage.kind} store cannot list what it holds, so it cannot be copied from or into`);
+  if (!storage.inventory)
+    throw new Error(`a ${storage.kind} store cannot list what it holds, so it cannot be copied from or into`);
   return storage.inventory;
 }

@@ -21,7 +21,19 @@ export const defaultStoreTimeoutMs = 1_500;
 const probeTimeoutMs = 250;
 
 /** Keyv methods that reach the store; everything else (events, options, `store`) passes through. */
-const storeMethods = new Set(['get', 'getMany', 'getRaw', 'getManyRaw', 'set', 'setMany', 'delete', 'deleteMany', 'clear', 'has', 'hasMany']);
+const storeMethods = new Set([
+  'get',
+  'getMany',
+  'getRaw',
+  'getManyRaw',
+  'set',
+  'setMany',
+  'delete',
+  'deleteMany',
+  'clear',
+  'has',
+  'hasMany',
+]);
 
 /** Ordered-index methods (listings and the lists a write updates). */
 const indexMethods = new Set(['addMany', 'remove', 'page', 'count']);
@@ -30,7 +42,8 @@ const indexMethods = new Set(['addMany', 'remove', 'page', 'count']);
 const queueMethods = new Set(['enqueue']);
 
 /** True for the error the guard answers with (a 503 with `Retry-After` at the edge). */
-export const isStoreUnavailable = (error: unknown): boolean => GatewayError.is(error) && error.code === 'store_unavailable';
+export const isStoreUnavailable = (error: unknown): boolean =>
+  GatewayError.is(error) && error.code === 'store_unavailable';
 
 /**
  * Bounds every store command in time and turns every store failure into one answer,
@@ -69,7 +82,8 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
       return guarded;
     },
     coordinator,
-    queue: (name, queueOptions) => guardMethods(storage.queue(name, queueOptions), queueMethods, `queue ${name}`, enqueueRun),
+    queue: (name, queueOptions) =>
+      guardMethods(storage.queue(name, queueOptions), queueMethods, `queue ${name}`, enqueueRun),
     close: () => storage.close(),
   };
 }
@@ -84,30 +98,34 @@ function createDeadline(options: StoreGuardOptions): Run {
     options.onFailure?.(operation, cause);
     return new GatewayError('store_unavailable', 'The store is not answering; retry shortly.');
   };
-  return <T>(operation: string, work: () => Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const timeoutMs = failing ? Math.min(probeTimeoutMs, options.timeoutMs) : options.timeoutMs;
-    const timer = setTimeout(() => {
-      settled = true;
-      reject(unavailable(operation, new Error(`no answer within ${timeoutMs} ms`)));
-    }, timeoutMs);
-    let pending: Promise<T>;
-    try {
-      pending = work();
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    pending.then((value) => {
-      clearTimeout(timer);
-      failing = false;
-      if (!settled) resolve(value);
-    }, (error: unknown) => {
-      clearTimeout(timer);
-      if (settled) return;
-      // A GatewayError from inside (a lock wait running out, say) is already the caller's answer.
-      reject(GatewayError.is(error) ? error : unavailable(operation, error));
+  return <T>(operation: string, work: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timeoutMs = failing ? Math.min(probeTimeoutMs, options.timeoutMs) : options.timeoutMs;
+      const timer = setTimeout(() => {
+        settled = true;
+        reject(unavailable(operation, new Error(`no answer within ${timeoutMs} ms`)));
+      }, timeoutMs);
+      let pending: Promise<T>;
+      try {
+        pending = work();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          failing = false;
+          if (!settled) resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (settled) return;
+          // A GatewayError from inside (a lock wait running out, say) is already the caller's answer.
+          reject(GatewayError.is(error) ? error : unavailable(operation, error));
+        },
+      );
     });
-  });
 }
 
 /** The same object, the named methods bounded (a Proxy: its type, prototype and other members stay as they are). */
@@ -154,7 +172,11 @@ export function logStoreFailures(warn: (message: string, fields: Record<string, 
       suppressed++;
       return;
     }
-    warn('store unavailable', { operation, error: cause instanceof Error ? cause.message || cause.name : String(cause), suppressed });
+    warn('store unavailable', {
+      operation,
+      error: cause instanceof Error ? cause.message || cause.name : String(cause),
+      suppressed,
+    });
     last = now;
     suppressed = 0;
   };

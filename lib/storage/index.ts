@@ -3,5 +3,11 @@ export { allList, createCollection, type Collection, type CollectionOptions } fr
 export { createReadCache, defaultCacheGraceMs, type ReadCache } from './read-cache.js';
 export { observeStorage, storageChannels, type StorageErrorEvent } from './diagnostics.js';
 export { comparePositions, createOrderClock, type IndexPosition, type OrderedIndex } from './ordered-index.js';
-export { guardStorage, isStoreUnavailable, logStoreFailures, defaultStoreTimeoutMs, type StoreGuardOptions } from './guard.js';
+export {
+  guardStorage,
+  isStoreUnavailable,
+  logStoreFailures,
+  defaultStoreTimeoutMs,
+  type StoreGuardOptions,
+} from './guard.js';
 export { copyStore, holdsData, type CopyProgress, type CopyReport } from './copy.js';

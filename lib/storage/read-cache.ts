@@ -50,20 +50,25 @@ export function createReadCache<T>(options: { ttlMs: number; maxEntries?: number
 
   const loadInto = (key: string, loader: () => Promise<T | undefined>): Promise<T | undefined> => {
     const started = generation;
-    const promise = loader().then((value) => {
-      storeAway = false;
-      // A write while loading makes this value stale: hand it out, but do not cache it.
-      if (value !== undefined && started === generation) cache.set(key, value);
-      return value;
-    }, (error: unknown) => {
-      if (!isStoreUnavailable(error)) throw error;
-      storeAway = true;
-      const kept = started === generation ? stale(key) : undefined;
-      if (kept === undefined) throw error;
-      return kept;
-    }).finally(() => {
-      if (loading.get(key) === promise) loading.delete(key);
-    });
+    const promise = loader()
+      .then(
+        (value) => {
+          storeAway = false;
+          // A write while loading makes this value stale: hand it out, but do not cache it.
+          if (value !== undefined && started === generation) cache.set(key, value);
+          return value;
+        },
+        (error: unknown) => {
+          if (!isStoreUnavailable(error)) throw error;
+          storeAway = true;
+          const kept = started === generation ? stale(key) : undefined;
+          if (kept === undefined) throw error;
+          return kept;
+        },
+      )
+      .finally(() => {
+        if (loading.get(key) === promise) loading.delete(key);
+      });
     loading.set(key, promise);
     return promise;
   };

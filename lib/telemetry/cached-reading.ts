@@ -9,14 +9,19 @@ export function createCachedReading<T>(read: () => Promise<T>, options: { maxAge
   let pending: Promise<void> | undefined;
 
   const refresh = () => {
-    pending ??= read().then((fresh) => {
-      value = fresh;
-      readAt = Date.now();
-    }, () => {
-      // A failed read (the store away) keeps the last value; the next scrape tries again.
-    }).finally(() => {
-      pending = undefined;
-    });
+    pending ??= read()
+      .then(
+        (fresh) => {
+          value = fresh;
+          readAt = Date.now();
+        },
+        () => {
+          // A failed read (the store away) keeps the last value; the next scrape tries again.
+        },
+      )
+      .finally(() => {
+        pending = undefined;
+      });
     return pending;
   };
 

@@ -42,20 +42,94 @@ export function createMetrics(environments: readonly string[], options: MetricsO
   const registers = [registry];
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const proxyCalls = createSeriesCounter(registry, 'portico_proxy_calls_total', 'Calls through /proxy, by the status the caller got.', ['environment', 'integration', 'provider', 'status']);
-  const proxyDuration = createSeriesHistogram(registry, 'portico_proxy_call_duration_seconds', 'Calls through /proxy, start to the end of the response.', ['integration', 'provider'], fast);
-  const upstreamDuration = createSeriesHistogram(registry, 'portico_proxy_upstream_duration_seconds', 'Provider time per call or page: sending to the final response headers (retries and a token refresh included).', ['provider'], fast);
-  const upstreamErrors = new Counter({ name: 'portico_proxy_upstream_errors_total', help: 'Provider requests that got no answer (unreachable, reset, timeout).', labelNames: ['provider', 'reason'] as const, registers });
-  const retries = new Counter({ name: 'portico_proxy_retries_total', help: 'Provider requests retried, by reason (a status or a network failure).', labelNames: ['provider', 'reason'] as const, registers });
-  const refreshes = new Counter({ name: 'portico_token_refreshes_total', help: 'Token renewals (OAuth2 refresh, client credentials), by outcome.', labelNames: ['provider', 'auth_mode', 'outcome'] as const, registers });
-  const refreshDuration = new Histogram({ name: 'portico_token_refresh_duration_seconds', help: 'Token renewals and app token mints, request to answer.', labelNames: ['auth_mode'] as const, buckets: fast, registers });
-  const mints = new Counter({ name: 'portico_app_token_mints_total', help: 'Code-hosting app installation tokens minted, by outcome.', labelNames: ['provider', 'outcome'] as const, registers });
-  const records = new Counter({ name: 'portico_records_written_total', help: 'Synced records changed in the store.', labelNames: ['integration', 'operation'] as const, registers });
-  const runs = new Counter({ name: 'portico_script_runs_total', help: 'Sync and action runs, by outcome.', labelNames: ['environment', 'integration', 'script', 'kind', 'outcome'] as const, registers });
-  const runDuration = new Histogram({ name: 'portico_script_run_duration_seconds', help: 'Sync and action runs, start to finish.', labelNames: ['kind', 'outcome'] as const, buckets: slow, registers });
-  const enqueued = new Counter({ name: 'portico_webhook_enqueued_total', help: 'Webhook deliveries put in the durable outbox.', labelNames: ['environment'] as const, registers });
-  const attempts = new Counter({ name: 'portico_webhook_attempts_total', help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, abandoned).', labelNames: ['environment', 'outcome'] as const, registers });
-  const attemptDuration = new Histogram({ name: 'portico_webhook_attempt_duration_seconds', help: 'Webhook delivery attempts, request to answer.', buckets: fast, registers });
+  const proxyCalls = createSeriesCounter(
+    registry,
+    'portico_proxy_calls_total',
+    'Calls through /proxy, by the status the caller got.',
+    ['environment', 'integration', 'provider', 'status'],
+  );
+  const proxyDuration = createSeriesHistogram(
+    registry,
+    'portico_proxy_call_duration_seconds',
+    'Calls through /proxy, start to the end of the response.',
+    ['integration', 'provider'],
+    fast,
+  );
+  const upstreamDuration = createSeriesHistogram(
+    registry,
+    'portico_proxy_upstream_duration_seconds',
+    'Provider time per call or page: sending to the final response headers (retries and a token refresh included).',
+    ['provider'],
+    fast,
+  );
+  const upstreamErrors = new Counter({
+    name: 'portico_proxy_upstream_errors_total',
+    help: 'Provider requests that got no answer (unreachable, reset, timeout).',
+    labelNames: ['provider', 'reason'] as const,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'portico_proxy_retries_total',
+    help: 'Provider requests retried, by reason (a status or a network failure).',
+    labelNames: ['provider', 'reason'] as const,
+    registers,
+  });
+  const refreshes = new Counter({
+    name: 'portico_token_refreshes_total',
+    help: 'Token renewals (OAuth2 refresh, client credentials), by outcome.',
+    labelNames: ['provider', 'auth_mode', 'outcome'] as const,
+    registers,
+  });
+  const refreshDuration = new Histogram({
+    name: 'portico_token_refresh_duration_seconds',
+    help: 'Token renewals and app token mints, request to answer.',
+    labelNames: ['auth_mode'] as const,
+    buckets: fast,
+    registers,
+  });
+  const mints = new Counter({
+    name: 'portico_app_token_mints_total',
+    help: 'Code-hosting app installation tokens minted, by outcome.',
+    labelNames: ['provider', 'outcome'] as const,
+    registers,
+  });
+  const records = new Counter({
+    name: 'portico_records_written_total',
+    help: 'Synced records changed in the store.',
+    labelNames: ['integration', 'operation'] as const,
+    registers,
+  });
+  const runs = new Counter({
+    name: 'portico_script_runs_total',
+    help: 'Sync and action runs, by outcome.',
+    labelNames: ['environment', 'integration', 'script', 'kind', 'outcome'] as const,
+    registers,
+  });
+  const runDuration = new Histogram({
+    name: 'portico_script_run_duration_seconds',
+    help: 'Sync and action runs, start to finish.',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: slow,
+    registers,
+  });
+  const enqueued = new Counter({
+    name: 'portico_webhook_enqueued_total',
+    help: 'Webhook deliveries put in the durable outbox.',
+    labelNames: ['environment'] as const,
+    registers,
+  });
+  const attempts = new Counter({
+    name: 'portico_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, abandoned).',
+    labelNames: ['environment', 'outcome'] as const,
+    registers,
+  });
+  const attemptDuration = new Histogram({
+    name: 'portico_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempts, request to answer.',
+    buckets: fast,
+    registers,
+  });
   // Read from the work queue, shared by every instance on the store, so each instance reports the
   // same total; at most one read per `backlogMaxAgeMs` however often and by how many it is scraped.
   let readBacklog: (() => Promise<number | undefined>) | undefined;
@@ -68,7 +142,12 @@ export function createMetrics(environments: readonly string[], options: MetricsO
       if (value !== undefined) this.set(value);
     },
   });
-  const storeErrors = new Counter({ name: 'portico_store_errors_total', help: 'Store operations that failed.', labelNames: ['kind', 'namespace'] as const, registers });
+  const storeErrors = new Counter({
+    name: 'portico_store_errors_total',
+    help: 'Store operations that failed.',
+    labelNames: ['kind', 'namespace'] as const,
+    registers,
+  });
 
   const subscriptions = createSubscriptions();
   subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) => {
@@ -123,10 +202,13 @@ export function createMetrics(environments: readonly string[], options: MetricsO
     },
     /** Where the webhook backlog is read: the delivery queue's counts (the gateway sets it). */
     readWebhookBacklogFrom(counts: () => Promise<{ waiting: number; delayed: number; active: number }>): void {
-      readBacklog = createCachedReading(async () => {
-        const c = await counts();
-        return c.waiting + c.delayed + c.active;
-      }, { maxAgeMs: options.backlogMaxAgeMs ?? 5_000, timeoutMs: 1_000 });
+      readBacklog = createCachedReading(
+        async () => {
+          const c = await counts();
+          return c.waiting + c.delayed + c.active;
+        },
+        { maxAgeMs: options.backlogMaxAgeMs ?? 5_000, timeoutMs: 1_000 },
+      );
     },
     /** Stops listening (the gateway's close). */
     close(): void {

@@ -13,10 +13,30 @@ const labelsOf = (names: readonly string[], key: string): Record<string, string>
   return Object.fromEntries(names.map((name, i) => [name, values[i] ?? '']));
 };
 
-interface MetricShape { name: string; help: string; type: 'counter' | 'histogram'; aggregator: 'sum'; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }
+interface MetricShape {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  aggregator: 'sum';
+  values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+}
 
-function register(registry: Registry, name: string, help: string, type: MetricShape['type'], values: () => MetricShape['values'], reset: () => void): void {
-  const metric = { name, help, type, aggregator: 'sum' as const, get: async (): Promise<MetricShape> => ({ name, help, type, aggregator: 'sum', values: values() }), reset };
+function register(
+  registry: Registry,
+  name: string,
+  help: string,
+  type: MetricShape['type'],
+  values: () => MetricShape['values'],
+  reset: () => void,
+): void {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async (): Promise<MetricShape> => ({ name, help, type, aggregator: 'sum', values: values() }),
+    reset,
+  };
   registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }
 
@@ -27,7 +47,14 @@ function register(registry: Registry, name: string, help: string, type: MetricSh
  */
 export function createSeriesCounter(registry: Registry, name: string, help: string, labelNames: readonly string[]) {
   const series = new Map<string, number>();
-  register(registry, name, help, 'counter', () => [...series].map(([key, value]) => ({ labels: labelsOf(labelNames, key), value })), () => series.clear());
+  register(
+    registry,
+    name,
+    help,
+    'counter',
+    () => [...series].map(([key, value]) => ({ labels: labelsOf(labelNames, key), value })),
+    () => series.clear(),
+  );
   return {
     inc(key: string, by = 1): void {
       series.set(key, (series.get(key) ?? 0) + by);
@@ -35,10 +62,20 @@ export function createSeriesCounter(registry: Registry, name: string, help: stri
   };
 }
 
-interface Buckets { counts: number[]; sum: number; count: number }
+interface Buckets {
+  counts: number[];
+  sum: number;
+  count: number;
+}
 
 /** A histogram in the same style: per series, a count per bucket, the sum and the count. */
-export function createSeriesHistogram(registry: Registry, name: string, help: string, labelNames: readonly string[], bounds: readonly number[]) {
+export function createSeriesHistogram(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  bounds: readonly number[],
+) {
   const series = new Map<string, Buckets>();
   const values = () => {
     const out: MetricShape['values'] = [];

@@ -1,4 +1,12 @@
-import { ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import {
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import type { RefreshEvent } from '../credentials/index.js';
 import type { ProxyCallEvent } from '../proxy/index.js';
 import type { WebhookAttemptEvent } from '../webhooks/index.js';
@@ -49,37 +57,49 @@ function subscribe(tracer: Tracer, subscriptions: ReturnType<typeof createSubscr
     span.end();
   };
 
-  subscriptions.on<ProxyCallEvent>('portico:proxy:call:start', (e) => start(e, `portico.proxy ${e.method}`, SpanKind.CLIENT, () => ({
-    'portico.request_id': e.requestId ?? '',
-    'portico.environment': e.environment,
-    'portico.integration': e.providerConfigKey,
-    'portico.provider': e.provider,
-    'http.request.method': e.method,
-    'server.address': e.host,
-    'url.path': e.path,
-  })));
-  subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) => end(e, (e.status ?? 0) === 0 || (e.status ?? 0) >= 500, () => ({
-    'http.response.status_code': e.status ?? 0,
-  })));
+  subscriptions.on<ProxyCallEvent>('portico:proxy:call:start', (e) =>
+    start(e, `portico.proxy ${e.method}`, SpanKind.CLIENT, () => ({
+      'portico.request_id': e.requestId ?? '',
+      'portico.environment': e.environment,
+      'portico.integration': e.providerConfigKey,
+      'portico.provider': e.provider,
+      'http.request.method': e.method,
+      'server.address': e.host,
+      'url.path': e.path,
+    })),
+  );
+  subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) =>
+    end(e, (e.status ?? 0) === 0 || (e.status ?? 0) >= 500, () => ({
+      'http.response.status_code': e.status ?? 0,
+    })),
+  );
 
-  subscriptions.on<RefreshEvent>('portico:credentials:refresh:start', (e) => start(e, e.authMode === 'APP' ? 'portico.app_token_mint' : 'portico.token_refresh', SpanKind.CLIENT, () => ({
-    'portico.environment': e.environment,
-    'portico.integration': e.providerConfigKey,
-    'portico.provider': e.provider,
-    'portico.auth_mode': e.authMode,
-  })));
-  subscriptions.on<RefreshEvent>('portico:credentials:refresh:end', (e) => end(e, e.outcome !== 'renewed', () => ({
-    'portico.outcome': e.outcome ?? 'error',
-  })));
+  subscriptions.on<RefreshEvent>('portico:credentials:refresh:start', (e) =>
+    start(e, e.authMode === 'APP' ? 'portico.app_token_mint' : 'portico.token_refresh', SpanKind.CLIENT, () => ({
+      'portico.environment': e.environment,
+      'portico.integration': e.providerConfigKey,
+      'portico.provider': e.provider,
+      'portico.auth_mode': e.authMode,
+    })),
+  );
+  subscriptions.on<RefreshEvent>('portico:credentials:refresh:end', (e) =>
+    end(e, e.outcome !== 'renewed', () => ({
+      'portico.outcome': e.outcome ?? 'error',
+    })),
+  );
 
-  subscriptions.on<WebhookAttemptEvent>('portico:webhooks:attempt:start', (e) => start(e, 'portico.webhook_delivery', SpanKind.CLIENT, () => ({
-    'portico.environment': e.environment,
-    'portico.delivery_id': e.deliveryId,
-    'portico.webhook_type': e.type,
-    'portico.attempt': e.attempt,
-  })));
-  subscriptions.on<WebhookAttemptEvent>('portico:webhooks:attempt:end', (e) => end(e, e.outcome !== 'delivered', () => ({
-    'portico.outcome': e.outcome ?? 'abandoned',
-    ...(e.status != null ? { 'http.response.status_code': e.status } : {}),
-  })));
+  subscriptions.on<WebhookAttemptEvent>('portico:webhooks:attempt:start', (e) =>
+    start(e, 'portico.webhook_delivery', SpanKind.CLIENT, () => ({
+      'portico.environment': e.environment,
+      'portico.delivery_id': e.deliveryId,
+      'portico.webhook_type': e.type,
+      'portico.attempt': e.attempt,
+    })),
+  );
+  subscriptions.on<WebhookAttemptEvent>('portico:webhooks:attempt:end', (e) =>
+    end(e, e.outcome !== 'delivered', () => ({
+      'portico.outcome': e.outcome ?? 'abandoned',
+      ...(e.status != null ? { 'http.response.status_code': e.status } : {}),
+    })),
+  );
 }

@@ -33,10 +33,21 @@ export function createWebhookPoster(options: { timeoutMs: number }): WebhookPost
         const req = (secure ? httpsRequest : httpRequest)(target, {
           method: 'POST',
           agent: secure ? agents.https : agents.http,
-          headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': 'Portico-Webhooks/1', ...headers },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'user-agent': 'Portico-Webhooks/1',
+            ...headers,
+          },
         });
-        const timer = setTimeout(() => { outcome = 'timeout'; req.destroy(); }, options.timeoutMs);
-        const onShutdown = () => { outcome = 'shutdown'; req.destroy(); };
+        const timer = setTimeout(() => {
+          outcome = 'timeout';
+          req.destroy();
+        }, options.timeoutMs);
+        const onShutdown = () => {
+          outcome = 'shutdown';
+          req.destroy();
+        };
         signal.addEventListener('abort', onShutdown, { once: true });
         const finish = () => {
           clearTimeout(timer);
@@ -50,7 +61,10 @@ export function createWebhookPoster(options: { timeoutMs: number }): WebhookPost
           res.on('error', () => undefined);
           res.once('close', () => clearTimeout(timer));
           const status = res.statusCode ?? 0;
-          resolve({ result: { kind: 'response', status, retryAfterMs: parseRetryAfter(headerOf(res, 'retry-after')) }, durationMs: elapsed() });
+          resolve({
+            result: { kind: 'response', status, retryAfterMs: parseRetryAfter(headerOf(res, 'retry-after')) },
+            durationMs: elapsed(),
+          });
         });
         req.once('error', (error: NodeJS.ErrnoException) => {
           finish();

@@ -1,7 +1,14 @@
 import type { GatewayEvent } from '../events/index.js';
 import type { AuthEventInput } from './payloads.js';
 
-const authTypes = ['connection.created', 'connection.overridden', 'connection.auth_failed', 'connection.auth_recovered', 'connection.deleted', 'connection.auth_attempt_failed'] as const;
+const authTypes = [
+  'connection.created',
+  'connection.overridden',
+  'connection.auth_failed',
+  'connection.auth_recovered',
+  'connection.deleted',
+  'connection.auth_attempt_failed',
+] as const;
 export type ConnectionEvent = Extract<GatewayEvent, { type: (typeof authTypes)[number] }>;
 
 /** The bus events that become auth webhooks (the bus may carry others). */
@@ -42,7 +49,11 @@ export function authEventFor(event: ConnectionEvent, authMode: string | undefine
         success: false,
         source: event.operation,
         end_user: event.end_user,
-        error: { code: event.code, message: event.message, ...(event.provider_error ? { provider_error: event.provider_error } : {}) },
+        error: {
+          code: event.code,
+          message: event.message,
+          ...(event.provider_error ? { provider_error: event.provider_error } : {}),
+        },
       };
   }
 }

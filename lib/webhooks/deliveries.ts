@@ -68,13 +68,18 @@ const batch = 200;
  * newest are read by counting down from the sequence's current value, and the oldest beyond
  * `retention` are deleted as new ones arrive. No index to rewrite on every delivery.
  */
-export function createDeliveryLog(storage: Storage, sequence: DeliverySequence, options: { retention: number; scanLimit: number }): DeliveryLog {
+export function createDeliveryLog(
+  storage: Storage,
+  sequence: DeliverySequence,
+  options: { retention: number; scanLimit: number },
+): DeliveryLog {
   const kv = storage.keyv<DeliveryRecord>('webhook-deliveries');
   const key = (env: string, seq: number) => `${env}\u001f${seq}`;
   const matches = (r: DeliveryRecord, f: DeliveryFilter) =>
     (!f.connection_id || r.connection_id === f.connection_id) &&
     (!f.provider_config_key || r.provider_config_key === f.provider_config_key) &&
-    (!f.type || r.type === f.type) && (!f.state || r.state === f.state) &&
+    (!f.type || r.type === f.type) &&
+    (!f.state || r.state === f.state) &&
     (!f.delivery_id || r.delivery_id === f.delivery_id);
 
   return {

@@ -13,7 +13,10 @@ export const webhookChannels = {
   attemptEnd: channel('portico:webhooks:attempt:end'),
 };
 
-export interface WebhookEnqueuedEvent { environment: string; count: number }
+export interface WebhookEnqueuedEvent {
+  environment: string;
+  count: number;
+}
 
 export interface WebhookAttemptEvent {
   environment: string;
@@ -36,7 +39,11 @@ export function attemptStarted(subject: Omit<WebhookAttemptEvent, 'startedAt'>):
   return event;
 }
 
-export function attemptEnded(event: WebhookAttemptEvent | undefined, outcome: NonNullable<WebhookAttemptEvent['outcome']>, status: number | null): void {
+export function attemptEnded(
+  event: WebhookAttemptEvent | undefined,
+  outcome: NonNullable<WebhookAttemptEvent['outcome']>,
+  status: number | null,
+): void {
   if (!event) return;
   event.outcome = outcome;
   event.status = status;

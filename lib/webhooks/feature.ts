@@ -57,17 +57,37 @@ export async function createWebhooks(deps: WebhookDeps) {
   const names = new Set(deps.environments.map((env) => env.name));
   const isEnvironment = (env: string) => names.has(env);
 
-  const settings = createWebhookSettingsStore({ storage, cipher: deps.cipher, environments: deps.environments, cacheTtlMs: deps.cacheTtlMs });
+  const settings = createWebhookSettingsStore({
+    storage,
+    cipher: deps.cipher,
+    environments: deps.environments,
+    cacheTtlMs: deps.cacheTtlMs,
+  });
   const sequence = createDeliverySequence(storage);
   const log = createDeliveryLog(storage, sequence, { retention: resolved.retention, scanLimit: 5_000 });
-  const events = createEventLog(storage, createDeliverySequence(storage, 'webhook-event'), { retention: resolved.retention });
+  const events = createEventLog(storage, createDeliverySequence(storage, 'webhook-event'), {
+    retention: resolved.retention,
+  });
   const connectionUrls = createConnectionWebhookUrls(storage);
   const installations = createInstallationIndex(storage, deps.connections);
-  const queue = deps.options?.queue ?? storage.queue<DeliveryJob>('webhooks', {
-    errorDelayMs, maxAttempts, onError: (message, details) => logger.warn(`webhooks: ${message}`, details),
-    ...(deps.options?.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
+  const queue =
+    deps.options?.queue ??
+    storage.queue<DeliveryJob>('webhooks', {
+      errorDelayMs,
+      maxAttempts,
+      onError: (message, details) => logger.warn(`webhooks: ${message}`, details),
+      ...(deps.options?.leaseMs !== undefined ? { visibilityTimeoutMs: deps.options.leaseMs } : {}),
+    });
+  const sender = createWebhookSender({
+    settings,
+    connectionUrls,
+    sequence,
+    log,
+    events,
+    queue,
+    integrations: deps.integrations,
+    isEnvironment,
   });
-  const sender = createWebhookSender({ settings, connectionUrls, sequence, log, events, queue, integrations: deps.integrations, isEnvironment });
 
   const unsubscribe = deps.events.subscribe(async (event) => {
     if (!isConnectionEvent(event)) return;
@@ -78,11 +98,14 @@ export async function createWebhooks(deps: WebhookDeps) {
       await installations.track(env, event.provider_config_key, event.connection_id);
     }
     await sender.send(env, authEventFor(event, authMode));
-    if (event.type === 'connection.deleted') await connectionUrls.delete(env, event.provider_config_key, event.connection_id);
+    if (event.type === 'connection.deleted')
+      await connectionUrls.delete(env, event.provider_config_key, event.connection_id);
   });
 
   const poster = createWebhookPoster({ timeoutMs: resolved.policy.timeoutMs });
-  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), { concurrency: resolved.concurrency });
+  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), {
+    concurrency: resolved.concurrency,
+  });
 
   return {
     /** For other features: accept an event (sync, records, action, …) for delivery. */
@@ -96,12 +119,27 @@ export async function createWebhooks(deps: WebhookDeps) {
       queueCounts: () => queue.counts(),
     },
     /** Behind the secret key. */
-    routes: createWebhookRoutes({ settings, log, events, redeliver: createRedelivery({ log, events, queue }), connectionUrls, connections: deps.connections }),
+    routes: createWebhookRoutes({
+      settings,
+      log,
+      events,
+      redeliver: createRedelivery({ log, events, queue }),
+      connectionUrls,
+      connections: deps.connections,
+    }),
     /** Public: providers call these. */
     inboundRoutes: createInboundWebhookRoutes({
-      isEnvironment, integrations: deps.integrations, connections: deps.connections, catalog: deps.catalog,
-      routings: builtInWebhookRoutings(), installations, sender, logger, bodyLimit: resolved.inboundBodyLimit,
-      budget: createByteBudget(resolved.inboundInFlightBytes), readTimeoutMs: resolved.inboundReadTimeoutMs,
+      isEnvironment,
+      integrations: deps.integrations,
+      connections: deps.connections,
+      catalog: deps.catalog,
+      routings: builtInWebhookRoutings(),
+      installations,
+      sender,
+      logger,
+      bodyLimit: resolved.inboundBodyLimit,
+      budget: createByteBudget(resolved.inboundInFlightBytes),
+      readTimeoutMs: resolved.inboundReadTimeoutMs,
     }),
     async close() {
       unsubscribe();

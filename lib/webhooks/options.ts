@@ -33,7 +33,8 @@ export interface ResolvedWebhookOptions {
 }
 
 export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWebhookOptions {
-  const pick = <K extends keyof DeliveryPolicy>(key: K): DeliveryPolicy[K] => options[key] ?? defaultDeliveryPolicy[key];
+  const pick = <K extends keyof DeliveryPolicy>(key: K): DeliveryPolicy[K] =>
+    options[key] ?? defaultDeliveryPolicy[key];
   const policy: DeliveryPolicy = {
     timeoutMs: pick('timeoutMs'),
     retries: pick('retries'),
@@ -44,8 +45,10 @@ export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWeb
   };
   const problems: string[] = [];
   if (!(policy.timeoutMs > 0)) problems.push('webhooks.timeoutMs must be positive');
-  if (!Number.isInteger(policy.retries) || policy.retries < 0) problems.push('webhooks.retries must be a whole number ≥ 0');
-  if (!(policy.backoffMs >= 0) || !(policy.backoffFactor >= 1) || !(policy.jitter >= 0)) problems.push('webhooks.backoffMs ≥ 0, backoffFactor ≥ 1 and jitter ≥ 0');
+  if (!Number.isInteger(policy.retries) || policy.retries < 0)
+    problems.push('webhooks.retries must be a whole number ≥ 0');
+  if (!(policy.backoffMs >= 0) || !(policy.backoffFactor >= 1) || !(policy.jitter >= 0))
+    problems.push('webhooks.backoffMs ≥ 0, backoffFactor ≥ 1 and jitter ≥ 0');
   const resolved = {
     policy,
     concurrency: options.concurrency ?? 20,
@@ -54,10 +57,13 @@ export function resolveWebhookOptions(options: WebhookOptions = {}): ResolvedWeb
     inboundInFlightBytes: options.inboundInFlightBytes ?? 48 * 1024 * 1024,
     inboundReadTimeoutMs: options.inboundReadTimeoutMs ?? 30_000,
   };
-  if (!(resolved.inboundInFlightBytes >= resolved.inboundBodyLimit)) problems.push('webhooks.inboundInFlightBytes must be at least webhooks.inboundBodyLimit');
+  if (!(resolved.inboundInFlightBytes >= resolved.inboundBodyLimit))
+    problems.push('webhooks.inboundInFlightBytes must be at least webhooks.inboundBodyLimit');
   if (!(resolved.inboundReadTimeoutMs > 0)) problems.push('webhooks.inboundReadTimeoutMs must be positive');
-  if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) problems.push('webhooks.concurrency must be a whole number ≥ 1');
-  if (!Number.isInteger(resolved.retention) || resolved.retention < 1) problems.push('webhooks.retention must be a whole number ≥ 1');
+  if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1)
+    problems.push('webhooks.concurrency must be a whole number ≥ 1');
+  if (!Number.isInteger(resolved.retention) || resolved.retention < 1)
+    problems.push('webhooks.retention must be a whole number ≥ 1');
   if (problems.length > 0) throw new Error(`invalid gateway options:\n  ${problems.join('\n  ')}`);
   return resolved;
 }

@@ -91,9 +91,16 @@ export interface ForwardEventInput {
   provider_headers: Record<string, string>;
 }
 
-export type WebhookEventInput = AuthEventInput | SyncEventInput | RecordsEventInput | ActionEventInput | ForwardEventInput;
+export type WebhookEventInput =
+  AuthEventInput | SyncEventInput | RecordsEventInput | ActionEventInput | ForwardEventInput;
 export type WebhookEventType = WebhookEventInput['type'];
-export const webhookEventTypes = ['auth', 'sync', 'records', 'action', 'forward'] as const satisfies readonly WebhookEventType[];
+export const webhookEventTypes = [
+  'auth',
+  'sync',
+  'records',
+  'action',
+  'forward',
+] as const satisfies readonly WebhookEventType[];
 
 /** What the customer receives: the event plus the fields every webhook carries. */
 type WithoutProvider<T> = T extends unknown ? Omit<T, 'provider'> : never;

@@ -39,8 +39,10 @@ type Target = { target: DeliveryRecord['target']; url: string | null };
 
 export function createWebhookSender(deps: SenderDeps): WebhookSender {
   const targetsOf = async (env: string, event: WebhookEventInput): Promise<Target[]> => {
-    const own = event.connection_id === null ? undefined
-      : await deps.connectionUrls.get(env, event.provider_config_key, event.connection_id);
+    const own =
+      event.connection_id === null
+        ? undefined
+        : await deps.connectionUrls.get(env, event.provider_config_key, event.connection_id);
     if (own) return [{ target: 'connection', url: own }];
     const settings = await deps.settings.get(env);
     const urls: Target[] = [];
@@ -52,15 +54,26 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
   return {
     async send(env, event) {
       if (!deps.isEnvironment(env)) throw new Error(`no environment named "${env}"`);
-      const provider = event.provider ?? (await deps.integrations.get(env, event.provider_config_key))?.provider ?? null;
+      const provider =
+        event.provider ?? (await deps.integrations.get(env, event.provider_config_key))?.provider ?? null;
       const { provider: _ignored, ...rest } = event;
-      const payload = { ...rest, provider, delivery_id: randomUUID(), created_at: new Date().toISOString(), environment: env } as WebhookPayload;
+      const payload = {
+        ...rest,
+        provider,
+        delivery_id: randomUUID(),
+        created_at: new Date().toISOString(),
+        environment: env,
+      } as WebhookPayload;
       const body = JSON.stringify(payload);
       const targets = await targetsOf(env, event);
       // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
       const eventSeq = await deps.events.append(env, {
-        delivery_id: payload.delivery_id, type: event.type, connection_id: event.connection_id,
-        provider_config_key: event.provider_config_key, body, created_at: payload.created_at,
+        delivery_id: payload.delivery_id,
+        type: event.type,
+        connection_id: event.connection_id,
+        provider_config_key: event.provider_config_key,
+        body,
+        created_at: payload.created_at,
       });
       const first = await deps.sequence.next(env, targets.length);
       const records: DeliveryRecord[] = targets.map(({ target, url }, i) => ({
@@ -81,22 +94,25 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
       }));
       // The record first: the worker may pick the job up at once and update it.
       await deps.log.putMany(records);
-      const jobs: DeliveryJob[] = records.filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null).map((r) => ({
-        id: `${env}.${r.seq}`,
-        environment: env,
-        seq: r.seq,
-        delivery_id: r.delivery_id,
-        type: r.type,
-        connection_id: r.connection_id,
-        provider_config_key: r.provider_config_key,
-        target: r.target,
-        url: r.url,
-        body,
-        created_at: r.created_at,
-      }));
+      const jobs: DeliveryJob[] = records
+        .filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null)
+        .map((r) => ({
+          id: `${env}.${r.seq}`,
+          environment: env,
+          seq: r.seq,
+          delivery_id: r.delivery_id,
+          type: r.type,
+          connection_id: r.connection_id,
+          provider_config_key: r.provider_config_key,
+          target: r.target,
+          url: r.url,
+          body,
+          created_at: r.created_at,
+        }));
       if (jobs.length > 0) {
         await deps.queue.enqueue(jobs.map((job) => ({ id: job.id, data: job })));
-        if (webhookChannels.enqueued.hasSubscribers) webhookChannels.enqueued.publish({ environment: env, count: jobs.length });
+        if (webhookChannels.enqueued.hasSubscribers)
+          webhookChannels.enqueued.publish({ environment: env, count: jobs.length });
       }
       return { delivery_id: payload.delivery_id, queued: jobs.length };
     },

@@ -38,7 +38,11 @@ export interface WebhookSettingsStore {
 
 /** 32 random bytes; the prefix tells a reader which secret this is. */
 /** Where webhook settings keep a sealed value, for key rotation (lib/keys): one entry per environment. */
-export const sealedWebhookSettings = { namespace: 'webhook-settings', lock: (env: string) => `webhook-settings:${env}`, field: 'signing_key' } as const;
+export const sealedWebhookSettings = {
+  namespace: 'webhook-settings',
+  lock: (env: string) => `webhook-settings:${env}`,
+  field: 'signing_key',
+} as const;
 
 export const generateSigningKey = () => `whsk_${randomBytes(32).toString('base64url')}`;
 
@@ -47,7 +51,12 @@ export const generateSigningKey = () => `whsk_${randomBytes(32).toString('base64
  * standalone server, SERVICE_WEBHOOK_*) are the initial values: they apply until the API sets a
  * field. Without a configured key one is generated once and kept, never derived from the secret key.
  */
-export function createWebhookSettingsStore(deps: { storage: Storage; cipher: Cipher; environments: readonly Environment[]; cacheTtlMs: number }): WebhookSettingsStore {
+export function createWebhookSettingsStore(deps: {
+  storage: Storage;
+  cipher: Cipher;
+  environments: readonly Environment[];
+  cacheTtlMs: number;
+}): WebhookSettingsStore {
   const { storage, cipher } = deps;
   const kv = storage.keyv<StoredSettings>(sealedWebhookSettings.namespace);
   const cache = createReadCache<WebhookSettings>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
@@ -59,8 +68,11 @@ export function createWebhookSettingsStore(deps: { storage: Storage; cipher: Cip
     const key = stored.signing_key ? cipher.open<string>(stored.signing_key) : config?.webhookSigningKey;
     if (!key) throw new Error(`environment "${env}" has no webhook signing key`);
     return {
-      webhook_url: stored.webhook_url !== undefined ? stored.webhook_url : config?.webhookUrl ?? null,
-      webhook_secondary_url: stored.webhook_secondary_url !== undefined ? stored.webhook_secondary_url : config?.webhookSecondaryUrl ?? null,
+      webhook_url: stored.webhook_url !== undefined ? stored.webhook_url : (config?.webhookUrl ?? null),
+      webhook_secondary_url:
+        stored.webhook_secondary_url !== undefined
+          ? stored.webhook_secondary_url
+          : (config?.webhookSecondaryUrl ?? null),
       signing_key: key,
       signing_key_created_at: stored.signing_key_created_at ?? null,
       signing_key_source: stored.signing_key ? 'generated' : 'configured',
@@ -79,8 +91,11 @@ export function createWebhookSettingsStore(deps: { storage: Storage; cipher: Cip
       return effective(env, next ?? stored);
     });
 
-  const withKey = (stored: StoredSettings): StoredSettings =>
-    ({ ...stored, signing_key: cipher.seal(generateSigningKey()), signing_key_created_at: new Date().toISOString() });
+  const withKey = (stored: StoredSettings): StoredSettings => ({
+    ...stored,
+    signing_key: cipher.seal(generateSigningKey()),
+    signing_key_created_at: new Date().toISOString(),
+  });
 
   const store: WebhookSettingsStore = {
     async get(env) {

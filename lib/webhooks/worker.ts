@@ -10,9 +10,12 @@ import { signatureHeaders } from './signing.js';
 
 const describe = (result: AttemptResult): string | null => {
   switch (result.kind) {
-    case 'timeout': return 'timeout';
-    case 'network': return result.message;
-    case 'response': return result.status >= 200 && result.status < 300 ? null : `HTTP ${result.status}`;
+    case 'timeout':
+      return 'timeout';
+    case 'network':
+      return result.message;
+    case 'response':
+      return result.status >= 200 && result.status < 300 ? null : `HTTP ${result.status}`;
   }
 };
 
@@ -20,13 +23,25 @@ const describe = (result: AttemptResult): string | null => {
  * The queue's handler: signs the body with the environment's current key (so a rotation applies to
  * retries too), makes one attempt, records it, and says whether to retry.
  */
-export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; log: DeliveryLog; policy: DeliveryPolicy; logger: Logger; poster: WebhookPoster }): JobHandler<DeliveryJob> {
+export function createDeliveryHandler(deps: {
+  settings: WebhookSettingsStore;
+  log: DeliveryLog;
+  policy: DeliveryPolicy;
+  logger: Logger;
+  poster: WebhookPoster;
+}): JobHandler<DeliveryJob> {
   const { policy, log, logger } = deps;
   return async ({ data: job, attempt }, signal) => {
     const { signing_key } = await deps.settings.get(job.environment);
     const body = Buffer.from(job.body, 'utf8');
     const at = new Date().toISOString();
-    const event = attemptStarted({ environment: job.environment, deliveryId: job.delivery_id, type: job.type, target: job.target, attempt });
+    const event = attemptStarted({
+      environment: job.environment,
+      deliveryId: job.delivery_id,
+      type: job.type,
+      target: job.target,
+      attempt,
+    });
     let attempted;
     try {
       attempted = await deps.poster.post(job.url, body, signatureHeaders(body, signing_key), signal);
@@ -54,7 +69,13 @@ export function createDeliveryHandler(deps: { settings: WebhookSettingsStore; lo
       updated_at: new Date().toISOString(),
     }));
     if (verdict.kind !== 'delivered') {
-      logger.warn('webhook attempt failed', { delivery_id: job.delivery_id, type: job.type, attempt: number, error: record.error, retry_in_ms: record.retry_in_ms });
+      logger.warn('webhook attempt failed', {
+        delivery_id: job.delivery_id,
+        type: job.type,
+        attempt: number,
+        error: record.error,
+        retry_in_ms: record.retry_in_ms,
+      });
     }
     return verdict.kind === 'retry' ? { kind: 'retry', delayMs: verdict.delayMs } : { kind: 'done' };
   };

@@ -53,37 +53,83 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
   const cli = await cliFor(t);
   const s = await cliGateway(t, cli, (req, res) => {
     const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/api/docs' && !url.searchParams.has('cursor')) return json(res, { items: [{ id: '1', title: 'One' }, { id: '2', title: 'Two' }], next: 'p2' });
+    if (url.pathname === '/api/docs' && !url.searchParams.has('cursor'))
+      return json(res, {
+        items: [
+          { id: '1', title: 'One' },
+          { id: '2', title: 'Two' },
+        ],
+        next: 'p2',
+      });
     if (url.pathname === '/api/docs') return json(res, { items: [{ id: '3', title: 'Three' }], next: null });
-    if (url.pathname === '/api/events') return json(res, [{ id: 'e7', at: '7' }, { id: 'e8', at: '8' }]);
-    if (url.pathname === '/api/notes') return json(res, { id: 'n1', ...JSON.parse(req.body.toString()) as object }, 201);
+    if (url.pathname === '/api/events')
+      return json(res, [
+        { id: 'e7', at: '7' },
+        { id: 'e8', at: '8' },
+      ]);
+    if (url.pathname === '/api/notes')
+      return json(res, { id: 'n1', ...(JSON.parse(req.body.toString()) as object) }, 201);
     return json(res, { message: 'not found' }, 404);
   });
   const ref = { environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', model: 'Doc' };
-  await s.gw.gateway.records.saveBatch(ref, [{ id: '1', title: 'One' }, { id: '2', title: 'Old two' }, { id: '9', title: 'Gone' }]);
-  const before = (await s.gw.call('GET', '/records?model=Doc', { headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' } })).json;
+  await s.gw.gateway.records.saveBatch(ref, [
+    { id: '1', title: 'One' },
+    { id: '2', title: 'Old two' },
+    { id: '9', title: 'Gone' },
+  ]);
+  const before = (
+    await s.gw.call('GET', '/records?model=Doc', { headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' } })
+  ).json;
   const boom = `${header}export default createSync({\n  frequency: 'every hour',\n  models: { A: z.object({ id: z.string() }) },\n  async exec() {\n    throw new Error('boom');\n  },\n});\n`;
-  const dir = tempFolder(t, { 'fake/syncs/docs.ts': docsSync, 'fake/syncs/events.ts': eventsSync, 'fake/actions/add-note.ts': addNote, 'fake/syncs/boom.ts': boom });
+  const dir = tempFolder(t, {
+    'fake/syncs/docs.ts': docsSync,
+    'fake/syncs/events.ts': eventsSync,
+    'fake/actions/add-note.ts': addNote,
+    'fake/syncs/boom.ts': boom,
+  });
 
   t.test('a full sync: records, summary against stored records, every log level', async (t) => {
     const run = await s.portico(['dryrun', 'docs', 'c1'], dir);
     t.equal(run.code, 0, run.stderr);
-    t.match(run.stdout, /Doc: 3 records\n\s+\{"id":"1","title":"One"\}\n\s+\{"id":"2","title":"Two"\}\n\s+\{"id":"3","title":"Three"\}/);
+    t.match(
+      run.stdout,
+      /Doc: 3 records\n\s+\{"id":"1","title":"One"\}\n\s+\{"id":"2","title":"Two"\}\n\s+\{"id":"3","title":"Three"\}/,
+    );
     t.match(run.stdout, /deleted ids: 9/);
     t.match(run.stdout, /Doc: 1 added, 1 updated, 1 deleted, 1 unchanged/);
     t.match(run.stdout, /Metadata merge \(not saved\): \{"synced":true\}/);
     t.match(run.stdout, /succeeded .*3 proxied calls|succeeded .*2 proxied calls/);
-    for (const [level, text] of [['debug', 'starting'], ['info', 'team core'], ['warn', 'slow provider'], ['error', 'one page was retried']]) {
+    for (const [level, text] of [
+      ['debug', 'starting'],
+      ['info', 'team core'],
+      ['warn', 'slow provider'],
+      ['error', 'one page was retried'],
+    ]) {
       t.match(run.stderr, new RegExp(`\\] ${level}\\s+${text}`), `${level} log shown`);
     }
     const calls = s.provider.received.filter((r) => r.url.startsWith('/api/docs'));
-    t.same(calls.map((r) => r.url), ['/api/docs?limit=2', '/api/docs?limit=2&cursor=p2'], 'the catalog pagination, through the proxy');
-    t.ok(calls.every((r) => r.headers.authorization === `Bearer ${apiKey}`), 'the gateway attached the connection\'s key');
+    t.same(
+      calls.map((r) => r.url),
+      ['/api/docs?limit=2', '/api/docs?limit=2&cursor=p2'],
+      'the catalog pagination, through the proxy',
+    );
+    t.ok(
+      calls.every((r) => r.headers.authorization === `Bearer ${apiKey}`),
+      "the gateway attached the connection's key",
+    );
     t.notMatch(run.stdout + run.stderr, apiKey, 'the credential never reaches the CLI output');
 
-    const after = (await s.gw.call('GET', '/records?model=Doc', { headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' } })).json;
+    const after = (
+      await s.gw.call('GET', '/records?model=Doc', {
+        headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' },
+      })
+    ).json;
     t.same(after, before, 'records untouched');
-    t.same((await s.gw.call('GET', '/connections/c1?provider_config_key=fake')).json.data.metadata, { team: 'core' }, 'metadata untouched');
+    t.same(
+      (await s.gw.call('GET', '/connections/c1?provider_config_key=fake')).json.data.metadata,
+      { team: 'core' },
+      'metadata untouched',
+    );
     t.same((await s.gw.call('GET', '/logs')).json.data, [], 'no logs stored');
   });
 
@@ -92,12 +138,20 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
     t.equal(run.code, 0, run.stderr);
     t.equal(run.stderr, '', 'no progress lines under --json');
     t.match(run.json, {
-      ok: true, integration: 'fake', script: 'docs', connectionId: 'c1', type: 'sync', mode: 'full',
+      ok: true,
+      integration: 'fake',
+      script: 'docs',
+      connectionId: 'c1',
+      type: 'sync',
+      mode: 'full',
       summary: { Doc: { added: 1, updated: 1, deleted: 1, unchanged: 1 } },
       records: { Doc: { records: [{ id: '1' }, { id: '2', title: 'Two' }, { id: '3' }], deletedIds: ['9'] } },
       error: null,
     });
-    t.same(run.json.logs.map((l: { level: string }) => l.level), ['debug', 'info', 'warn', 'error']);
+    t.same(
+      run.json.logs.map((l: { level: string }) => l.level),
+      ['debug', 'info', 'warn', 'error'],
+    );
   });
 
   t.test('an incremental sync from --checkpoint, responses saved as fixtures', async (t) => {
@@ -111,10 +165,15 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
     t.equal(files.length, 1);
     t.match(files[0], /^GET_events_[0-9a-f]{10}\.json$/);
     const saved = JSON.parse(readFileSync(join(fixtures, files[0] as string), 'utf8'));
-    t.match(saved, { request: { method: 'GET', endpoint: '/events', params: { since: '5' } }, response: { status: 200, data: [{ id: 'e7' }, { id: 'e8' }] } });
+    t.match(saved, {
+      request: { method: 'GET', endpoint: '/events', params: { since: '5' } },
+      response: { status: 200, data: [{ id: 'e7' }, { id: 'e8' }] },
+    });
     t.notMatch(JSON.stringify(saved), apiKey);
     t.match(run.stdout, /Provider responses saved \(1\):\n\s+.*fake\/fixtures\/events\/GET_events_/);
-    const stored = await s.gw.call('GET', '/records?model=Event', { headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' } });
+    const stored = await s.gw.call('GET', '/records?model=Event', {
+      headers: { 'provider-config-key': 'fake', 'connection-id': 'c1' },
+    });
     t.same(stored.json.records, [], 'no Event record stored');
   });
 
@@ -123,7 +182,11 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
     t.equal(run.code, 0, run.stderr);
     t.match(run.stdout, /Output \(\d+ bytes\):\n\{\n\s+"id": "n1",\n\s+"text": "hello"\n\}/);
     t.match(run.stderr, /\] debug\s+adding hello/);
-    t.match(s.provider.received.at(-1), { method: 'POST', url: '/api/notes', headers: { authorization: `Bearer ${apiKey}` } });
+    t.match(s.provider.received.at(-1), {
+      method: 'POST',
+      url: '/api/notes',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     t.same(JSON.parse(s.provider.received.at(-1)?.body.toString() ?? ''), { text: 'hello' });
 
     const bad = await s.portico(['dryrun', 'add-note', 'c1', '--input', '{}', '--json'], dir);
@@ -134,20 +197,38 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
   t.test('a failing script: exit 1, the error and its line in the .ts source', async (t) => {
     const run = await s.portico(['dryrun', 'boom', 'c1'], dir);
     t.equal(run.code, 1);
-    t.match(run.stdout, /Dry run of fake\/boom failed \(.*\): script_error: boom\n.*fake\/syncs\/boom\.ts:7:\d+[\s\S]*Nothing was saved\./);
+    t.match(
+      run.stdout,
+      /Dry run of fake\/boom failed \(.*\): script_error: boom\n.*fake\/syncs\/boom\.ts:7:\d+[\s\S]*Nothing was saved\./,
+    );
   });
 
   t.test('usage errors exit 2, gateway problems exit 3, an unknown connection exits 1', async (t) => {
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [['dryrun', 'docs'], {}, 2, /needs <script> <connection-id>/],
       [['dryrun', 'docs', 'c1', '--input', '{}'], {}, 2, /--input is for actions; fake\/docs is a sync/],
-      [['dryrun', 'docs', 'c1', '--checkpoint', '{"a":1}'], {}, 2, /--checkpoint is for incremental syncs; fake\/docs is a full sync/],
+      [
+        ['dryrun', 'docs', 'c1', '--checkpoint', '{"a":1}'],
+        {},
+        2,
+        /--checkpoint is for incremental syncs; fake\/docs is a full sync/,
+      ],
       [['dryrun', 'add-note', 'c1', '--input', '{oops'], {}, 2, /--input is not JSON/],
       [['dryrun', 'nope', 'c1'], {}, 2, /No script "nope".*fake\/add-note, fake\/boom, fake\/docs, fake\/events/],
       [['dryrun', 'docs', 'c1', '--bogus'], {}, 2, /Unknown option '--bogus'/],
       [['dryrun', 'docs', 'c1'], { SERVICE_SECRET_KEY: '' }, 2, /SERVICE_SECRET_KEY/],
-      [['dryrun', 'docs', 'c1'], { SERVICE_SECRET_KEY: 'sk_wrong_key_0123456789' }, 3, /refused the secret key \(unauthorized\)/],
-      [['dryrun', 'docs', 'c1', '--url', 'http://127.0.0.1:9'], {}, 3, /Cannot reach the gateway at http:\/\/127\.0\.0\.1:9/],
+      [
+        ['dryrun', 'docs', 'c1'],
+        { SERVICE_SECRET_KEY: 'sk_wrong_key_0123456789' },
+        3,
+        /refused the secret key \(unauthorized\)/,
+      ],
+      [
+        ['dryrun', 'docs', 'c1', '--url', 'http://127.0.0.1:9'],
+        {},
+        3,
+        /Cannot reach the gateway at http:\/\/127\.0\.0\.1:9/,
+      ],
       [['dryrun', 'docs', 'c2'], {}, 1, /No connection "c2" under integration "fake"/],
     ];
     const runs = await Promise.all(cases.map(([args, env]) => s.portico(args, dir, env)));

@@ -25,8 +25,19 @@ export async function buildCli(): Promise<BuiltCli> {
   const sources = (readdirSync(lib, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => join(lib, f));
-  await esbuild.build({ entryPoints: sources, outdir: join(out, 'lib'), outbase: lib, format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' });
-  cpSync(lib, join(out, 'lib'), { recursive: true, filter: (src) => !/\.[a-z]+$/i.test(src) || src.endsWith('.ts') || src.endsWith('.json') });
+  await esbuild.build({
+    entryPoints: sources,
+    outdir: join(out, 'lib'),
+    outbase: lib,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'silent',
+  });
+  cpSync(lib, join(out, 'lib'), {
+    recursive: true,
+    filter: (src) => !/\.[a-z]+$/i.test(src) || src.endsWith('.ts') || src.endsWith('.json'),
+  });
   writeFileSync(join(out, 'package.json'), JSON.stringify({ name: 'portico', version: '0.1.0', type: 'module' }));
   symlinkSync(join(repo, 'node_modules'), join(out, 'node_modules'), 'dir');
   return { main: join(out, 'lib', 'cli', 'main.js'), remove: () => rmSync(out, { recursive: true, force: true }) };
@@ -41,14 +52,26 @@ export interface CliRun {
 }
 
 /** Runs `portico …` as a child process in `cwd`, as a user would; no SERVICE_* from this process leaks in. */
-export function runPortico(cli: BuiltCli, args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliRun> {
+export function runPortico(
+  cli: BuiltCli,
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): Promise<CliRun> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli.main, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli.main, ...args], {
+      cwd: options.cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       let json: unknown;

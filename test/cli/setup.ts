@@ -45,25 +45,56 @@ export interface CliGateway {
  * A gateway on 127.0.0.1 whose catalog holds `fake-api` (API key, cursor pagination) on a fake
  * provider, with integration `fake` and connection `c1`.
  */
-export async function cliGateway(t: Test, cli: BuiltCli, respond: (req: Received, res: ServerResponse) => void, overrides: Partial<GatewayOptions> = {}): Promise<CliGateway> {
+export async function cliGateway(
+  t: Test,
+  cli: BuiltCli,
+  respond: (req: Received, res: ServerResponse) => void,
+  overrides: Partial<GatewayOptions> = {},
+): Promise<CliGateway> {
   const provider = await fakeProvider(respond);
   t.teardown(() => provider.close());
   const gw = await startGateway(t, {
-    providers: [{
-      name: 'fake-api', display_name: 'Fake API', logo_url: 'https://example.com/logo.svg', categories: ['test'], auth_mode: 'API_KEY',
-      docs: 'https://example.com/docs',
-      proxy: { base_url: `${provider.url}/api`, paginate: { type: 'cursor', cursor_path_in_response: 'next', cursor_name_in_request: 'cursor', response_path: 'items' } },
-    }],
+    providers: [
+      {
+        name: 'fake-api',
+        display_name: 'Fake API',
+        logo_url: 'https://example.com/logo.svg',
+        categories: ['test'],
+        auth_mode: 'API_KEY',
+        docs: 'https://example.com/docs',
+        proxy: {
+          base_url: `${provider.url}/api`,
+          paginate: {
+            type: 'cursor',
+            cursor_path_in_response: 'next',
+            cursor_name_in_request: 'cursor',
+            response_path: 'items',
+          },
+        },
+      },
+    ],
     ...overrides,
   });
   const integration = await gw.call('POST', '/integrations', { body: { unique_key: 'fake', provider: 'fake-api' } });
   if (integration.status !== 201) throw new Error(`integration: ${integration.text}`);
-  const connection = await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey }, metadata: { team: 'core' } } });
+  const connection = await gw.call('POST', '/connections', {
+    body: {
+      provider_config_key: 'fake',
+      connection_id: 'c1',
+      credentials: { type: 'API_KEY', apiKey },
+      metadata: { team: 'core' },
+    },
+  });
   if (connection.status !== 201) throw new Error(`connection: ${connection.text}`);
   return {
     gw,
     provider,
-    portico: (args, cwd, env = {}, input) => runPortico(cli, args, { cwd, env: { SERVICE_BASE_URL: gw.url, SERVICE_SECRET_KEY: devKey, ...env }, ...(input !== undefined ? { input } : {}) }),
+    portico: (args, cwd, env = {}, input) =>
+      runPortico(cli, args, {
+        cwd,
+        env: { SERVICE_BASE_URL: gw.url, SERVICE_SECRET_KEY: devKey, ...env },
+        ...(input !== undefined ? { input } : {}),
+      }),
   };
 }
 

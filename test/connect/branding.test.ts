@@ -9,15 +9,21 @@ import { startConnectGateway, testProvider } from '../oauth/fixtures/gateway.js'
 t.test('any accent gives readable text on it and a readable link colour on white', async (t) => {
   for (const accent of ['#ffff00', '#777', '#777777', '#000', '#fff', '#0f766e', '#ff5a5f', '#8ab4f8', '#a0a0a0']) {
     const p = paletteOf(accent);
-    t.ok(contrast(p.accent, p.onAccent) >= 4.5, `${accent}: text on the accent ${contrast(p.accent, p.onAccent).toFixed(2)}:1`);
-    t.ok(contrast(p.ink, '#ffffff') >= 4.5, `${accent}: links and focus ring on white ${contrast(p.ink, '#ffffff').toFixed(2)}:1`);
+    t.ok(
+      contrast(p.accent, p.onAccent) >= 4.5,
+      `${accent}: text on the accent ${contrast(p.accent, p.onAccent).toFixed(2)}:1`,
+    );
+    t.ok(
+      contrast(p.ink, '#ffffff') >= 4.5,
+      `${accent}: links and focus ring on white ${contrast(p.ink, '#ffffff').toFixed(2)}:1`,
+    );
   }
   for (const bad of ['red', 'url(x)', '#12345', '#1234567', '#ggg', '#fff;background:url(x)', '', null, undefined]) {
     t.equal(paletteOf(bad).accent, defaultAccent, `${String(bad)} falls back to the default accent`);
   }
 });
 
-t.test('the language: the session\'s if shipped, else the browser\'s first shipped one, else English', async (t) => {
+t.test("the language: the session's if shipped, else the browser's first shipped one, else English", async (t) => {
   t.equal(pickLocale('en', 'fr-FR'), 'en');
   t.equal(pickLocale('xx', 'fr-FR,en;q=0.8'), 'en');
   t.equal(pickLocale(null, undefined), 'en');
@@ -32,13 +38,20 @@ t.test('every connect error code reads as an end-user sentence, never its develo
   t.equal(failureKindOf({ code: 'invalid_connect_session', details: { link: 'expired' } }), 'link_expired');
   t.equal(failureKindOf({ code: 'invalid_connect_session', details: { link: 'used' } }), 'link_used');
   t.equal(failureKindOf({ code: 'invalid_connect_session', details: undefined }), 'link_invalid');
-  t.equal(failureKindOf({ code: 'script_crashed', details: undefined }), 'server', 'an unexpected code reads as our failure');
+  t.equal(
+    failureKindOf({ code: 'script_crashed', details: undefined }),
+    'server',
+    'an unexpected code reads as our failure',
+  );
 });
 
 t.test('POST /connect/sessions: branding and locale are validated strictly, and the pages use them', async (t) => {
-  const gw = await startConnectGateway(t, { providers: [testProvider('local-key', { auth_mode: 'API_KEY', proxy: { base_url: 'https://api.example.com' } })] });
+  const gw = await startConnectGateway(t, {
+    providers: [testProvider('local-key', { auth_mode: 'API_KEY', proxy: { base_url: 'https://api.example.com' } })],
+  });
   await gw.call('POST', '/integrations', { body: { unique_key: 'key', provider: 'local-key' } });
-  const create = (body: Record<string, unknown>) => gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu' }, allowed_integrations: ['key'], ...body } });
+  const create = (body: Record<string, unknown>) =>
+    gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu' }, allowed_integrations: ['key'], ...body } });
   for (const [branding, field] of [
     [{ accent_color: 'red' }, 'branding.accent_color'],
     [{ accent_color: '#fff;x:y' }, 'branding.accent_color'],
@@ -59,17 +72,23 @@ t.test('POST /connect/sessions: branding and locale are validated strictly, and 
   t.match(html, ':root{--accent:#ff0;--on-accent:#000000;', 'a light accent gets black text');
   t.match(html, 'Acme Books will use these details');
   t.match(html, '<html lang="en" dir="ltr">');
-  t.match(page.headers.get('content-security-policy'), /style-src 'sha256-[^']+' 'sha256-[^']+';/, 'both stylesheets by hash, nothing inline otherwise');
+  t.match(
+    page.headers.get('content-security-policy'),
+    /style-src 'sha256-[^']+' 'sha256-[^']+';/,
+    'both stylesheets by hash, nothing inline otherwise',
+  );
 });
 
-t.test('the gateway\'s connectBranding is the default; a session\'s branding overrides it field by field', async (t) => {
+t.test("the gateway's connectBranding is the default; a session's branding overrides it field by field", async (t) => {
   const gw = await startConnectGateway(t, {
     connectBranding: { app_name: 'Default App', accent_color: '#123456' },
     providers: [testProvider('local-key', { auth_mode: 'API_KEY', proxy: { base_url: 'https://api.example.com' } })],
   });
   await gw.call('POST', '/integrations', { body: { unique_key: 'key', provider: 'local-key' } });
   const pageFor = async (body: Record<string, unknown>) => {
-    const res = await gw.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu' }, allowed_integrations: ['key'], ...body } });
+    const res = await gw.call('POST', '/connect/sessions', {
+      body: { end_user: { id: 'eu' }, allowed_integrations: ['key'], ...body },
+    });
     return (await fetch(res.json.data.connect_link)).text();
   };
   const plain = await pageFor({});

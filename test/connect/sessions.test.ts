@@ -18,7 +18,11 @@ async function start(t: Test) {
   for (const body of [
     { unique_key: 'key', provider: 'local-key' },
     { unique_key: 'key2', provider: 'local-key', display_name: 'Second <key>' },
-    { unique_key: 'gh', provider: 'github', credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'client-secret-123' } },
+    {
+      unique_key: 'gh',
+      provider: 'github',
+      credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'client-secret-123' },
+    },
     { unique_key: 'gh-unset', provider: 'github' },
     { unique_key: 'auth0', provider: 'auth0' },
   ]) {
@@ -29,7 +33,8 @@ async function start(t: Test) {
   return gw;
 }
 
-const createSession = (gw: ConnectGateway, body: Record<string, unknown>) => gw.call('POST', '/connect/sessions', { body: { end_user: endUser, ...body } });
+const createSession = (gw: ConnectGateway, body: Record<string, unknown>) =>
+  gw.call('POST', '/connect/sessions', { body: { end_user: endUser, ...body } });
 const failures = (gw: ConnectGateway) => gw.events.filter((e) => e.type === 'connection.auth_attempt_failed') as any[];
 
 t.test('POST /connect/sessions validates its input and needs the secret key', async (t) => {
@@ -55,19 +60,23 @@ t.test('POST /connect/sessions validates its input and needs the secret key', as
   t.same(end_user, { ...endUser, organization: { id: 'org-1' } });
   const stored = await gw.storage.keyv('connect-sessions').get(token);
   t.equal(stored, undefined, 'the token itself is not a storage key');
-  t.ok(await gw.storage.keyv('connect-sessions').get(createHash('sha256').update(token).digest('base64url')), 'only its hash is');
+  t.ok(
+    await gw.storage.keyv('connect-sessions').get(createHash('sha256').update(token).digest('base64url')),
+    'only its hash is',
+  );
 });
 
-t.test('the connect link: a chooser for several integrations of the session\'s environment', async (t) => {
+t.test("the connect link: a chooser for several integrations of the session's environment", async (t) => {
   const gw = await start(t);
   const all = (await createSession(gw, {})).json.data.connect_link;
   const page = await browse(`${all}&origin=https://app.example.test`);
   t.equal(page.status, 200);
-  for (const key of ['key', 'key2', 'gh', 'gh-unset']) t.match(page.text, `/oauth/connect/${key}?connect_session_token=`, `lists ${key}`);
+  for (const key of ['key', 'key2', 'gh', 'gh-unset'])
+    t.match(page.text, `/oauth/connect/${key}?connect_session_token=`, `lists ${key}`);
   t.notMatch(page.text, '/oauth/connect/auth0?', 'client-credentials integrations need no end user');
-  t.notMatch(page.text, 'prod-only', 'another environment\'s integrations are not offered');
+  t.notMatch(page.text, 'prod-only', "another environment's integrations are not offered");
   t.match(page.text, 'Second &#60;key&#62;', 'names are escaped');
-  t.match(page.text, '&#38;origin=https://app.example.test"', 'the link\'s parameters are kept');
+  t.match(page.text, '&#38;origin=https://app.example.test"', "the link's parameters are kept");
 
   const one = (await createSession(gw, { allowed_integrations: ['key'] })).json.data.connect_link;
   const straight = await browse(one, { stopBefore: () => true });
@@ -77,18 +86,26 @@ t.test('the connect link: a chooser for several integrations of the session\'s e
 t.test('refusals before the session is spent: not allowed, not configured, no end-user step', async (t) => {
   const gw = await start(t);
   const { token } = (await createSession(gw, { allowed_integrations: ['key', 'gh-unset', 'auth0'] })).json.data;
-  const open = (key: string, query = '') => browse(`${gw.base}/oauth/connect/${key}?connect_session_token=${token}${query}`);
+  const open = (key: string, query = '') =>
+    browse(`${gw.base}/oauth/connect/${key}?connect_session_token=${token}${query}`);
 
   const notAllowed = await open('gh');
   t.equal(notAllowed.status, 403);
   t.equal(resultOf(notAllowed.text).message.error.code, 'integration_not_allowed');
   const unset = await open('gh-unset');
   t.equal(unset.status, 424);
-  t.match(resultOf(unset.text).message.error, { code: 'integration_credentials_missing', message: /isn't available right now/ });
+  t.match(resultOf(unset.text).message.error, {
+    code: 'integration_credentials_missing',
+    message: /isn't available right now/,
+  });
   t.notMatch(unset.text, 'PATCH', 'the end user never reads a configuration hint meant for developers');
   const cc = await open('auth0');
   t.match(resultOf(cc.text).message.error, { code: 'unsupported_auth_mode', message: /isn't available right now/ });
-  t.same(failures(gw).map((e) => e.code), ['integration_not_allowed', 'integration_credentials_missing', 'unsupported_auth_mode'], 'each reported to the customer');
+  t.same(
+    failures(gw).map((e) => e.code),
+    ['integration_not_allowed', 'integration_credentials_missing', 'unsupported_auth_mode'],
+    'each reported to the customer',
+  );
   t.match(failures(gw)[1].message, /PATCH \/integrations\/gh-unset/, 'the detail goes to the customer');
   t.match(failures(gw)[2].message, /POST \/connections/);
 
@@ -104,13 +121,23 @@ t.test('result origin: only one the session allows; the link picks among them, n
   const finish = async (session: Record<string, unknown>, query: string) => {
     const link = (await createSession(gw, { allowed_integrations: ['key'], ...session })).json.data.connect_link;
     const form = await browse(link + query);
-    const done = await browse(`${gw.base}/oauth/connect/key`, { method: 'POST', form: { state: formStateOf(form.text), apiKey: 'k' } });
+    const done = await browse(`${gw.base}/oauth/connect/key`, {
+      method: 'POST',
+      form: { state: formStateOf(form.text), apiKey: 'k' },
+    });
     return resultOf(done.text).origin;
   };
-  t.equal(await finish({ origin: 'https://app.example.test' }, '&origin=https://evil.example'), 'https://app.example.test');
+  t.equal(
+    await finish({ origin: 'https://app.example.test' }, '&origin=https://evil.example'),
+    'https://app.example.test',
+  );
   t.equal(await finish({}, '&origin=https://spa.example.test'), null, 'a link cannot add an origin');
   const two = { allowed_origins: ['https://app.example.test', 'https://spa.example.test'] };
-  t.equal(await finish(two, '&origin=https://spa.example.test'), 'https://spa.example.test', 'the SDK\'s page picks among the allowed ones');
+  t.equal(
+    await finish(two, '&origin=https://spa.example.test'),
+    'https://spa.example.test',
+    "the SDK's page picks among the allowed ones",
+  );
   t.equal(await finish(two, '&origin=https://evil.example'), 'https://app.example.test');
   t.equal(await finish({}, '&origin=javascript:alert(1)'), null);
   t.equal(await finish({}, ''), null);
@@ -118,10 +145,22 @@ t.test('result origin: only one the session allows; the link picks among them, n
 
 t.test('a session naming a connection re-authorizes it: overridden, created_at kept, end user replaced', async (t) => {
   const gw = await start(t);
-  const imported = await gw.call('POST', '/connections', { body: { provider_config_key: 'key', connection_id: 'c-1', credentials: { type: 'API_KEY', apiKey: 'old' }, end_user: { id: 'eu-old' }, metadata: { plan: 'pro' } } });
-  const link = (await createSession(gw, { allowed_integrations: ['key'], connection_id: 'c-1' })).json.data.connect_link;
+  const imported = await gw.call('POST', '/connections', {
+    body: {
+      provider_config_key: 'key',
+      connection_id: 'c-1',
+      credentials: { type: 'API_KEY', apiKey: 'old' },
+      end_user: { id: 'eu-old' },
+      metadata: { plan: 'pro' },
+    },
+  });
+  const link = (await createSession(gw, { allowed_integrations: ['key'], connection_id: 'c-1' })).json.data
+    .connect_link;
   const form = await browse(link);
-  const done = await browse(`${gw.base}/oauth/connect/key`, { method: 'POST', form: { state: formStateOf(form.text), apiKey: 'new' } });
+  const done = await browse(`${gw.base}/oauth/connect/key`, {
+    method: 'POST',
+    form: { state: formStateOf(form.text), apiKey: 'new' },
+  });
   t.match(resultOf(done.text).message, { ok: true, connection_id: 'c-1' });
   const c = (await gw.call('GET', '/connections/c-1?provider_config_key=key')).json.data;
   t.same(c.credentials, { type: 'API_KEY', apiKey: 'new' });
@@ -140,15 +179,26 @@ t.test('an expired session is refused and reported', async (t) => {
   const res = await browse(connect_link);
   t.equal(res.status, 401);
   t.match(resultOf(res.text).message.error, { code: 'invalid_connect_session', message: /valid for a short time/ });
-  t.match(failures(gw).at(-1), { code: 'invalid_connect_session', provider_config_key: 'key', end_user: { id: 'eu-1' } });
+  t.match(failures(gw).at(-1), {
+    code: 'invalid_connect_session',
+    provider_config_key: 'key',
+    end_user: { id: 'eu-1' },
+  });
   const unknown = await browse(`${gw.base}/oauth/connect?connect_session_token=cst_forged`);
   t.equal(resultOf(unknown.text).message.error.code, 'invalid_connect_session');
 });
 
 t.test('connection settings fixed in the session must be URL-safe', async (t) => {
   const gw = await start(t);
-  const bad = await createSession(gw, { integrations_config_defaults: { gh: { connection_config: { tenant: 'evil.com/x?y' } } } });
-  t.match(bad, { status: 400, json: { error: { code: 'invalid_body', field: 'integrations_config_defaults.gh.connection_config.tenant' } } });
-  const unknown = await createSession(gw, { integrations_config_defaults: { nope: { connection_config: { tenant: 'x' } } } });
+  const bad = await createSession(gw, {
+    integrations_config_defaults: { gh: { connection_config: { tenant: 'evil.com/x?y' } } },
+  });
+  t.match(bad, {
+    status: 400,
+    json: { error: { code: 'invalid_body', field: 'integrations_config_defaults.gh.connection_config.tenant' } },
+  });
+  const unknown = await createSession(gw, {
+    integrations_config_defaults: { nope: { connection_config: { tenant: 'x' } } },
+  });
   t.equal(unknown.status, 404);
 });

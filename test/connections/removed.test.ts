@@ -32,12 +32,20 @@ t.test('the 410 for a metadata route names a route that exists, with the method 
     ['PATCH', 'PATCH /connections/metadata'],
   ];
   for (const [method, route] of cases) {
-    const res = await gw.call(method, '/connection/abc/metadata', method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+    const res = await gw.call(
+      method,
+      '/connection/abc/metadata',
+      method === 'GET' || method === 'DELETE' ? {} : { body: {} },
+    );
     t.equal(res.status, 410, `${method}`);
     const named = String(res.json.error.replacement);
     const [namedMethod, namedPath] = named.split(' ');
     t.ok(served.includes(route), `${route} is served`);
-    t.equal(`${namedMethod} ${namedPath?.replace(/\?.*$/, '').replace('/connections/abc', '/connections/:connectionId')}`, route, `${method} names ${route}: ${named}`);
+    t.equal(
+      `${namedMethod} ${namedPath?.replace(/\?.*$/, '').replace('/connections/abc', '/connections/:connectionId')}`,
+      route,
+      `${method} names ${route}: ${named}`,
+    );
   }
   const get = await gw.call('GET', '/connection/abc/metadata');
   t.match(get.json.error.message, /GET \/connections\/abc\?provider_config_key=.*"metadata" field/);

@@ -10,14 +10,29 @@ const appId = '424242';
 /** The built-in code-hosting app entry, pointed at a local fake. */
 async function setup(t: Test, options: { privateKey?: string; installationId?: string; now?: () => number } = {}) {
   const keys = appKeyPair();
-  const host = await fakeCodeHost(t, { appId, publicKey: keys.publicKey, installations: ['1001'], ...(options.now ? { now: options.now } : {}) });
+  const host = await fakeCodeHost(t, {
+    appId,
+    publicKey: keys.publicKey,
+    installations: ['1001'],
+    ...(options.now ? { now: options.now } : {}),
+  });
   const builtIn = createCatalog().get('github-app');
   const h = await harness(t, { providers: [{ ...builtIn, proxy: { ...builtIn?.proxy, base_url: host.url } }] });
   await h.create('/integrations', {
-    unique_key: 'gh-app', provider: 'github-app',
-    credentials: { type: 'APP', app_id: appId, app_link: 'https://github.com/apps/portico-test', private_key: options.privateKey ?? keys.privateKey },
+    unique_key: 'gh-app',
+    provider: 'github-app',
+    credentials: {
+      type: 'APP',
+      app_id: appId,
+      app_link: 'https://github.com/apps/portico-test',
+      private_key: options.privateKey ?? keys.privateKey,
+    },
   });
-  await h.create('/connections', { provider_config_key: 'gh-app', connection_id: 'org-1', credentials: { type: 'APP', installation_id: options.installationId ?? '1001' } });
+  await h.create('/connections', {
+    provider_config_key: 'gh-app',
+    connection_id: 'org-1',
+    credentials: { type: 'APP', installation_id: options.installationId ?? '1001' },
+  });
   return { ...h, host };
 }
 
@@ -56,12 +71,24 @@ t.test('the token is cached sealed on the connection and re-minted a few minutes
   t.ok(Math.abs(expiresAt - (clock + 3600_000)) < 5_000, 'expires_at from the provider');
 
   const restarted = h.resolverWith({ now: () => clock });
-  t.equal((await restarted.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization, 'Bearer ghs_installation_1', 'another resolver uses the stored token');
+  t.equal(
+    (await restarted.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization,
+    'Bearer ghs_installation_1',
+    'another resolver uses the stored token',
+  );
   clock = expiresAt - 6 * 60_000;
-  t.equal((await resolver.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization, 'Bearer ghs_installation_1', '6 minutes before expiry: still cached');
+  t.equal(
+    (await resolver.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization,
+    'Bearer ghs_installation_1',
+    '6 minutes before expiry: still cached',
+  );
   t.equal(h.host.mintCalls(), 1);
   clock = expiresAt - 4 * 60_000;
-  t.equal((await resolver.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization, 'Bearer ghs_installation_2', '4 minutes before expiry: minted again');
+  t.equal(
+    (await resolver.resolve(await h.target('gh-app', 'org-1'))).headers.Authorization,
+    'Bearer ghs_installation_2',
+    '4 minutes before expiry: minted again',
+  );
   t.equal(h.host.mintCalls(), 2);
 });
 
@@ -87,7 +114,10 @@ t.test('a token the provider refuses is replaced on forceRefresh', async (t) => 
 
 t.test('an uninstalled app marks the connection and keeps it', async (t) => {
   const h = await setup(t, { installationId: '999' });
-  const error = await h.resolverWith().resolve(await h.target('gh-app', 'org-1')).catch((e: unknown) => e);
+  const error = await h
+    .resolverWith()
+    .resolve(await h.target('gh-app', 'org-1'))
+    .catch((e: unknown) => e);
   t.ok(GatewayError.is(error));
   t.equal((error as GatewayError).code, 'connection_refresh_failed');
   t.match((error as GatewayError).message, /installation 999 was not found/);
@@ -96,11 +126,17 @@ t.test('an uninstalled app marks the connection and keeps it', async (t) => {
   t.equal(stored.json.data.errors[0].code, 'installation_token_refused');
 });
 
-t.test('a private key that is not the app\'s is refused by the JWT check', async (t) => {
+t.test("a private key that is not the app's is refused by the JWT check", async (t) => {
   const h = await setup(t, { privateKey: appKeyPair().privateKey });
-  const error = await h.resolverWith().resolve(await h.target('gh-app', 'org-1')).catch((e: unknown) => e);
+  const error = await h
+    .resolverWith()
+    .resolve(await h.target('gh-app', 'org-1'))
+    .catch((e: unknown) => e);
   t.equal((error as GatewayError).code, 'connection_refresh_failed');
   t.match((error as GatewayError).message, /app's JWT was refused: check the app ID \(424242\) and private key/);
   t.equal(h.host.claims.length, 0, 'no token was issued');
-  t.notOk(h.lines.some((l) => l.includes('PRIVATE KEY') || l.includes('eyJ')), 'neither key nor JWT in the logs');
+  t.notOk(
+    h.lines.some((l) => l.includes('PRIVATE KEY') || l.includes('eyJ')),
+    'neither key nor JWT in the logs',
+  );
 });

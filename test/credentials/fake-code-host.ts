@@ -12,7 +12,10 @@ export interface AppClaims {
  * A fake code host. The token exchange verifies the app's JWT with node:crypto alone (not jose,
  * which signs it) and only then issues an installation token; the API accepts only those tokens.
  */
-export async function fakeCodeHost(t: Test, options: { appId: string; publicKey: string; installations: string[]; now?: () => number }) {
+export async function fakeCodeHost(
+  t: Test,
+  options: { appId: string; publicKey: string; installations: string[]; now?: () => number },
+) {
   const now = options.now ?? Date.now;
   const publicKey = createPublicKey(options.publicKey);
   const issued = new Map<string, number>();
@@ -31,7 +34,8 @@ export async function fakeCodeHost(t: Test, options: { appId: string; publicKey:
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString()) as AppClaims;
     const seconds = Math.floor(now() / 1000);
     if (String(body.iss) !== options.appId) return "'Issuer' claim ('iss') must be the app id";
-    if (!(body.iat <= seconds) || !(body.exp > seconds) || body.exp - body.iat > 600) return "'Expiration time' claim ('exp') is too far in the future";
+    if (!(body.iat <= seconds) || !(body.exp > seconds) || body.exp - body.iat > 600)
+      return "'Expiration time' claim ('exp') is too far in the future";
     return body;
   };
 
@@ -56,7 +60,13 @@ export async function fakeCodeHost(t: Test, options: { appId: string; publicKey:
       const expiresAt = now() + state.lifetimeMs;
       issued.set(token, expiresAt);
       res.statusCode = 201;
-      res.end(JSON.stringify({ token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'), repository_selection: 'selected' }));
+      res.end(
+        JSON.stringify({
+          token,
+          expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+          repository_selection: 'selected',
+        }),
+      );
       return;
     }
     const token = /^(?:Bearer|token) (.+)$/.exec(req.headers.authorization ?? '')?.[1];

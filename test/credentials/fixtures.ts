@@ -1,6 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Test } from 'tap';
-import { createCredentialResolver, type CredentialResolverDeps, type CredentialTarget } from '../../lib/credentials/index.js';
+import {
+  createCredentialResolver,
+  type CredentialResolverDeps,
+  type CredentialTarget,
+} from '../../lib/credentials/index.js';
 import { createLogger } from '../../lib/http/logger.js';
 import type { GatewayOptions } from '../../lib/gateway.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -56,17 +60,21 @@ export interface Harness {
 /** A real gateway (memory storage unless given) and resolvers over its real services. */
 export async function harness(t: Test, overrides: Partial<GatewayOptions> = {}): Promise<Harness> {
   const lines: string[] = [];
-  const gw = await startGateway(t, { logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }), ...overrides });
+  const gw = await startGateway(t, {
+    logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+    ...overrides,
+  });
   const { gateway } = gw;
   return {
     gw,
     lines,
-    resolverWith: (deps = {}) => createCredentialResolver({
-      connections: gateway.connections,
-      coordinator: gateway.storage.coordinator,
-      logger: gateway.logger,
-      ...deps,
-    }),
+    resolverWith: (deps = {}) =>
+      createCredentialResolver({
+        connections: gateway.connections,
+        coordinator: gateway.storage.coordinator,
+        logger: gateway.logger,
+        ...deps,
+      }),
     async target(pck, cid) {
       const connection = await gateway.connections.require('dev', pck, cid);
       const integration = await gateway.integrations.require('dev', pck);

@@ -17,10 +17,24 @@ t.test('API_KEY and BASIC go where the catalog entry says', async (t) => {
   const h = await harness(t, {
     providers: [
       testProvider('key-default', 'API_KEY', api.url),
-      testProvider('key-header', 'API_KEY', api.url, { proxy: { credentials: [{ in: 'header', name: 'Authorization', value: 'Token token=${apiKey}' }, { in: 'header', name: 'X-Api-Key', value: '${apiKey}' }] } }),
+      testProvider('key-header', 'API_KEY', api.url, {
+        proxy: {
+          credentials: [
+            { in: 'header', name: 'Authorization', value: 'Token token=${apiKey}' },
+            { in: 'header', name: 'X-Api-Key', value: '${apiKey}' },
+          ],
+        },
+      }),
       testProvider('key-query', 'API_KEY', api.url, { proxy: { credentials: [{ in: 'query', name: 'api_key' }] } }),
       testProvider('basic-default', 'BASIC', api.url),
-      testProvider('basic-query', 'BASIC', api.url, { proxy: { credentials: [{ in: 'query', name: 'key', value: '${username}' }, { in: 'query', name: 'token', value: '${password}' }] } }),
+      testProvider('basic-query', 'BASIC', api.url, {
+        proxy: {
+          credentials: [
+            { in: 'query', name: 'key', value: '${username}' },
+            { in: 'query', name: 'token', value: '${password}' },
+          ],
+        },
+      }),
     ],
   });
   const cases: [string, Record<string, string>][] = [
@@ -42,7 +56,11 @@ t.test('API_KEY and BASIC go where the catalog entry says', async (t) => {
   t.equal(keyHeader?.headers['x-api-key'], 'sk_2', 'several placements');
   t.equal(keyQuery?.url, '/v1/things?api_key=sk+3%26x%3Dy', 'query parameter, encoded: the key cannot add parameters');
   t.equal(keyQuery?.headers.authorization, undefined);
-  t.equal(basicDefault?.headers.authorization, `Basic ${Buffer.from('AC1:p:ss').toString('base64')}`, 'BASIC default: Authorization: Basic');
+  t.equal(
+    basicDefault?.headers.authorization,
+    `Basic ${Buffer.from('AC1:p:ss').toString('base64')}`,
+    'BASIC default: Authorization: Basic',
+  );
   t.equal(basicQuery?.url, '/v1/things?key=app-key&token=user-token', 'username and password as query parameters');
 });
 
@@ -50,30 +68,61 @@ t.test('the built-in catalog entries place keys as documented', async (t) => {
   const h = await harness(t);
   const resolver = h.resolverWith();
   await h.create('/integrations', { unique_key: 'klaviyo', provider: 'klaviyo' });
-  await h.create('/connections', { provider_config_key: 'klaviyo', connection_id: 'c', credentials: { type: 'API_KEY', apiKey: 'pk_1' } });
-  t.same(await resolver.resolve(await h.target('klaviyo', 'c')), { headers: { Authorization: 'Klaviyo-API-Key pk_1' }, query: {} });
+  await h.create('/connections', {
+    provider_config_key: 'klaviyo',
+    connection_id: 'c',
+    credentials: { type: 'API_KEY', apiKey: 'pk_1' },
+  });
+  t.same(await resolver.resolve(await h.target('klaviyo', 'c')), {
+    headers: { Authorization: 'Klaviyo-API-Key pk_1' },
+    query: {},
+  });
   await h.create('/integrations', { unique_key: 'trello', provider: 'trello' });
-  await h.create('/connections', { provider_config_key: 'trello', connection_id: 'c', credentials: { type: 'BASIC', username: 'k', password: 't' } });
+  await h.create('/connections', {
+    provider_config_key: 'trello',
+    connection_id: 'c',
+    credentials: { type: 'BASIC', username: 'k', password: 't' },
+  });
   t.same(await resolver.resolve(await h.target('trello', 'c')), { headers: {}, query: { key: 'k', token: 't' } });
 });
 
 t.test('a credential that would split a header is refused', async (t) => {
   const h = await harness(t, { providers: [testProvider('key-default', 'API_KEY', 'https://api.example.com')] });
   await h.create('/integrations', { unique_key: 'k', provider: 'key-default' });
-  await h.create('/connections', { provider_config_key: 'k', connection_id: 'c', credentials: { type: 'API_KEY', apiKey: 'sk\r\nX-Admin: yes' } });
-  const error = await h.resolverWith().resolve(await h.target('k', 'c')).catch((e: unknown) => e);
+  await h.create('/connections', {
+    provider_config_key: 'k',
+    connection_id: 'c',
+    credentials: { type: 'API_KEY', apiKey: 'sk\r\nX-Admin: yes' },
+  });
+  const error = await h
+    .resolverWith()
+    .resolve(await h.target('k', 'c'))
+    .catch((e: unknown) => e);
   t.ok(GatewayError.is(error));
   t.equal((error as GatewayError).code, 'invalid_credentials');
   t.notMatch((error as GatewayError).message, 'sk', 'the key is not echoed');
 });
 
-t.test('a placement template naming another mode\'s value is refused when the catalog loads', async (t) => {
+t.test("a placement template naming another mode's value is refused when the catalog loads", async (t) => {
   const { createCatalog } = await import('../../lib/providers/index.js');
-  t.throws(() => createCatalog([testProvider('bad', 'OAUTH2', 'https://api.example.com', {
-    authorization_url: 'https://example.com/a', token_url: 'https://example.com/t',
-    proxy: { credentials: [{ in: 'header', name: 'X-Key', value: '${apiKey}' }] },
-  })]), /\$\{apiKey\} is not available in auth mode OAUTH2/);
-  t.throws(() => createCatalog([testProvider('bad', 'API_KEY', 'https://api.example.com', {
-    token_params: { a: '${connection_config.tenant}' },
-  })]), /connection_config\.tenant is not in connection_configuration/);
+  t.throws(
+    () =>
+      createCatalog([
+        testProvider('bad', 'OAUTH2', 'https://api.example.com', {
+          authorization_url: 'https://example.com/a',
+          token_url: 'https://example.com/t',
+          proxy: { credentials: [{ in: 'header', name: 'X-Key', value: '${apiKey}' }] },
+        }),
+      ]),
+    /\$\{apiKey\} is not available in auth mode OAUTH2/,
+  );
+  t.throws(
+    () =>
+      createCatalog([
+        testProvider('bad', 'API_KEY', 'https://api.example.com', {
+          token_params: { a: '${connection_config.tenant}' },
+        }),
+      ]),
+    /connection_config\.tenant is not in connection_configuration/,
+  );
 });

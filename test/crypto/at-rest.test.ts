@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
-import t, { type Test } from "tap";
+import t, { type Test } from 'tap';
 import { createMemoryStorage, createRedisStorage, createSqliteStorage } from '../../adapters/storage/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -24,13 +24,59 @@ async function storeEverything(t: Test, storage: Storage) {
     const res = await p;
     t.ok(res.status < 300, res.text);
   };
-  await must(gw.call('POST', '/integrations', { body: { unique_key: 'gh', provider: 'github', credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: secrets.clientSecret } } }));
-  await must(gw.call('POST', '/integrations', { body: { unique_key: 'app', provider: 'github-app', credentials: { type: 'APP', app_id: '1', app_link: 'https://github.com/apps/x', private_key: privateKey, webhook_secret: secrets.webhookSecret } } }));
+  await must(
+    gw.call('POST', '/integrations', {
+      body: {
+        unique_key: 'gh',
+        provider: 'github',
+        credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: secrets.clientSecret },
+      },
+    }),
+  );
+  await must(
+    gw.call('POST', '/integrations', {
+      body: {
+        unique_key: 'app',
+        provider: 'github-app',
+        credentials: {
+          type: 'APP',
+          app_id: '1',
+          app_link: 'https://github.com/apps/x',
+          private_key: privateKey,
+          webhook_secret: secrets.webhookSecret,
+        },
+      },
+    }),
+  );
   await must(gw.call('POST', '/integrations', { body: { unique_key: 'stripe', provider: 'stripe' } }));
   await must(gw.call('POST', '/integrations', { body: { unique_key: 'twilio', provider: 'twilio' } }));
-  await must(gw.call('POST', '/connections', { body: { provider_config_key: 'gh', connection_id: 'c1', credentials: { type: 'OAUTH2', access_token: secrets.accessToken, refresh_token: secrets.refreshToken } } }));
-  await must(gw.call('POST', '/connections', { body: { provider_config_key: 'stripe', connection_id: 'c2', credentials: { type: 'API_KEY', apiKey: secrets.apiKey } } }));
-  await must(gw.call('POST', '/connections', { body: { provider_config_key: 'twilio', connection_id: 'c3', credentials: { type: 'BASIC', username: 'AC1', password: secrets.password } } }));
+  await must(
+    gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'gh',
+        connection_id: 'c1',
+        credentials: { type: 'OAUTH2', access_token: secrets.accessToken, refresh_token: secrets.refreshToken },
+      },
+    }),
+  );
+  await must(
+    gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'stripe',
+        connection_id: 'c2',
+        credentials: { type: 'API_KEY', apiKey: secrets.apiKey },
+      },
+    }),
+  );
+  await must(
+    gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'twilio',
+        connection_id: 'c3',
+        credentials: { type: 'BASIC', username: 'AC1', password: secrets.password },
+      },
+    }),
+  );
   const back = await gw.call('GET', '/connections/c1?provider_config_key=gh');
   t.equal(back.json.data.credentials.access_token, secrets.accessToken, 'readable through the API');
   return privateKey;
@@ -50,7 +96,9 @@ t.test('SQLite file: raw bytes hold no secret', async (t) => {
   const storage = createSqliteStorage({ path });
   t.teardown(() => storage.close());
   const privateKey = await storeEverything(t, storage);
-  const dump = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n');
+  const dump = readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+    .join('\n');
   assertNoPlaintext(t, dump, privateKey);
 });
 
@@ -68,7 +116,7 @@ t.test('Redis: every value under the prefix holds no secret', async (t) => {
   });
   const privateKey = await storeEverything(t, storage);
   const keys = await client.keys(`${prefix}*`);
-  const values = await Promise.all(keys.map(async (k) => (await client.type(k)) === 'string' ? client.get(k) : ''));
+  const values = await Promise.all(keys.map(async (k) => ((await client.type(k)) === 'string' ? client.get(k) : '')));
   assertNoPlaintext(t, values.join('\n'), privateKey);
 });
 

@@ -28,7 +28,13 @@ t.test('rotation: the new key seals, the old key still opens', async (t) => {
 t.test('key parsing and validation', async (t) => {
   const a = randomBytes(32).toString('base64');
   const b = randomBytes(32).toString('base64');
-  t.same(parseEncryptionKeys(`${a}`).map((k) => k.id), ['k1']);
-  t.same(parseEncryptionKeys(`k2:${a},k1:${b}`).map((k) => k.id), ['k2', 'k1']);
+  t.same(
+    parseEncryptionKeys(`${a}`).map((k) => k.id),
+    ['k1'],
+  );
+  t.same(
+    parseEncryptionKeys(`k2:${a},k1:${b}`).map((k) => k.id),
+    ['k2', 'k1'],
+  );
   t.throws(() => createCipher(parseEncryptionKeys(randomBytes(16).toString('base64'))), /32 bytes/);
 });

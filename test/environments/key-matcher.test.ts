@@ -15,7 +15,7 @@ t.test('a presented key matches its own environment and nothing else', async (t)
     ['a prefix of the key', dev.slice(0, 10)],
     ['the key and more', `${dev}0`],
     ['the empty string', ''],
-    ['another environment\'s key with one change', 'sk_prod_0123456789abcdef0123456789abcdeF'],
+    ["another environment's key with one change", 'sk_prod_0123456789abcdef0123456789abcdeF'],
     ['the same characters, another encoding length', 'sk_stg_unicode_0123456789'],
   ];
   for (const [what, key] of refused) t.equal(matcher.match(key), undefined, what);

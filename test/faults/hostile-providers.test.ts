@@ -5,7 +5,14 @@ import { GatewayError } from '../../lib/errors.js';
 import { devKey } from '../helpers/gateway.js';
 import { proxySetup, type ProxySetup } from '../proxy/helpers.js';
 
-const cursorPages = { paginate: { type: 'cursor', cursor_path_in_response: 'next', cursor_name_in_request: 'cursor', response_path: 'items' } };
+const cursorPages = {
+  paginate: {
+    type: 'cursor',
+    cursor_path_in_response: 'next',
+    cursor_name_in_request: 'cursor',
+    response_path: 'items',
+  },
+};
 /** The code a call fails with ('resolved' when it does not fail). */
 const failure = async (call: Promise<unknown>) => {
   try {
@@ -24,14 +31,31 @@ function stream(s: ProxySetup, path: string, headers: Record<string, string> = {
   const { hostname, port } = new URL(s.gw.url);
   return new Promise<{ status: number; bytes: number; ended: boolean; ms: number }>((resolve, reject) => {
     const started = performance.now();
-    const req = httpRequest({ host: hostname, port, path: `/proxy${path}`, headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1', ...headers } }, (res) => {
-      let bytes = 0;
-      let ended = false;
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      res.on('end', () => { ended = true; });
-      res.on('error', () => undefined);
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes, ended, ms: performance.now() - started }));
-    });
+    const req = httpRequest(
+      {
+        host: hostname,
+        port,
+        path: `/proxy${path}`,
+        headers: {
+          authorization: `Bearer ${devKey}`,
+          'provider-config-key': 'fake',
+          'connection-id': 'c1',
+          ...headers,
+        },
+      },
+      (res) => {
+        let bytes = 0;
+        let ended = false;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () => {
+          ended = true;
+        });
+        res.on('error', () => undefined);
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes, ended, ms: performance.now() - started }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -56,8 +80,26 @@ t.test('a provider that stalls after its headers', async (t) => {
   t.equal(paged.status, 504, 'Paginate: true answers 504 instead of hanging');
   t.equal(paged.json?.error?.code, 'upstream_timeout');
 
-  t.equal(await failure(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/stall', paginate: true })), 'upstream_timeout', 'the programmatic paginate fails upstream_timeout');
-  t.equal(await failure(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/stall' })), 'upstream_timeout', 'and so does a buffered call');
+  t.equal(
+    await failure(
+      s.gw.gateway.proxy.request({
+        environment: 'dev',
+        providerConfigKey: 'fake',
+        connectionId: 'c1',
+        path: '/stall',
+        paginate: true,
+      }),
+    ),
+    'upstream_timeout',
+    'the programmatic paginate fails upstream_timeout',
+  );
+  t.equal(
+    await failure(
+      s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/stall' }),
+    ),
+    'upstream_timeout',
+    'and so does a buffered call',
+  );
 });
 
 t.test('a slow but steady provider body is not cut', async (t) => {
@@ -102,7 +144,11 @@ t.test('a gzip bomb: the decoded size is capped', async (t) => {
     proxy: cursorPages,
     gateway: { proxy: { maxDecodedBytes: 1024 * 1024 } },
     respond: (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(bomb.length),
+      });
       res.end(bomb);
     },
   });
@@ -115,7 +161,13 @@ t.test('a gzip bomb: the decoded size is capped', async (t) => {
   const paged = await s.proxy('GET', '/bomb', { headers: { paginate: 'true' } });
   t.equal(paged.status, 502, 'a paginated page that decodes past the cap: 502');
   t.equal(paged.json?.error?.code, 'upstream_decoded_too_large');
-  t.equal(await failure(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/bomb' })), 'upstream_decoded_too_large', 'the programmatic API too');
+  t.equal(
+    await failure(
+      s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/bomb' }),
+    ),
+    'upstream_decoded_too_large',
+    'the programmatic API too',
+  );
 });
 
 t.test('the decoded cap is set per integration', async (t) => {
@@ -127,12 +179,18 @@ t.test('the decoded cap is set per integration', async (t) => {
       res.end(body);
     },
   });
-  const res = await s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/big' });
-  t.equal((res.body as { items: number[] }).items.length, 5000, 'the integration\'s own cap applies');
+  const res = await s.gw.gateway.proxy.request({
+    environment: 'dev',
+    providerConfigKey: 'fake',
+    connectionId: 'c1',
+    path: '/big',
+  });
+  t.equal((res.body as { items: number[] }).items.length, 5000, "the integration's own cap applies");
 });
 
 t.test('paginated calls have a byte budget', async (t) => {
-  const page = (n: number) => JSON.stringify({ items: Array.from({ length: 1000 }, () => 'x'.repeat(90)), next: n < 50 ? String(n + 1) : null });
+  const page = (n: number) =>
+    JSON.stringify({ items: Array.from({ length: 1000 }, () => 'x'.repeat(90)), next: n < 50 ? String(n + 1) : null });
   const s = await proxySetup(t, {
     proxy: cursorPages,
     gateway: { proxy: { maxPaginatedBytes: 250_000 } },
@@ -142,9 +200,33 @@ t.test('paginated calls have a byte budget', async (t) => {
       res.end(page(n));
     },
   });
-  t.equal(await failure(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/pages', paginate: true })), 'upstream_pages_too_large', 'the programmatic paginate stops at the budget');
+  t.equal(
+    await failure(
+      s.gw.gateway.proxy.request({
+        environment: 'dev',
+        providerConfigKey: 'fake',
+        connectionId: 'c1',
+        path: '/pages',
+        paginate: true,
+      }),
+    ),
+    'upstream_pages_too_large',
+    'the programmatic paginate stops at the budget',
+  );
   t.ok(s.provider.received.length <= 4, `and asked for no page past it (${s.provider.received.length} pages)`);
-  t.equal(await failure(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/pages', paginate: { maxBytes: 50_000 } })), 'upstream_pages_too_large', 'a caller (a script runtime) may pass a smaller budget');
+  t.equal(
+    await failure(
+      s.gw.gateway.proxy.request({
+        environment: 'dev',
+        providerConfigKey: 'fake',
+        connectionId: 'c1',
+        path: '/pages',
+        paginate: { maxBytes: 50_000 },
+      }),
+    ),
+    'upstream_pages_too_large',
+    'a caller (a script runtime) may pass a smaller budget',
+  );
   const streamed = await stream(s, '/pages', { paginate: 'true' });
   t.equal(streamed.status, 200, 'the route streams the first pages…');
   t.notOk(streamed.ended, '…and cuts the array at the budget');

@@ -16,12 +16,26 @@ async function setUp(t: Test) {
     res.end('slow but complete');
   });
   t.teardown(() => provider.close());
-  const gw = await startGatewayProcess(t, [providerEntry('fake-api', `${provider.url}/api`)], { SERVICE_SHUTDOWN_TIMEOUT_MS: String(shutdownMs) });
-  const api = (method: string, path: string, body: unknown) => fetch(`${gw.url}${path}`, {
-    method, headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  const gw = await startGatewayProcess(t, [providerEntry('fake-api', `${provider.url}/api`)], {
+    SERVICE_SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
   });
+  const api = (method: string, path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   t.equal((await api('POST', '/integrations', { unique_key: 'fake', provider: 'fake-api' })).status, 201);
-  t.equal((await api('POST', '/connections', { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' } })).status, 201);
+  t.equal(
+    (
+      await api('POST', '/connections', {
+        provider_config_key: 'fake',
+        connection_id: 'c1',
+        credentials: { type: 'API_KEY', apiKey: 'k' },
+      })
+    ).status,
+    201,
+  );
   return { provider, gw };
 }
 
@@ -29,14 +43,26 @@ async function setUp(t: Test) {
 function proxied(gw: GatewayProcess, path: string) {
   const { hostname, port } = new URL(gw.url);
   return new Promise<{ status: number; body: string; ended: boolean }>((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path: `/proxy${path}`, headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1' } }, (res) => {
-      let body = '';
-      let ended = false;
-      res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
-      res.on('end', () => { ended = true; });
-      res.on('error', () => undefined);
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, body, ended }));
-    });
+    const req = httpRequest(
+      {
+        host: hostname,
+        port,
+        path: `/proxy${path}`,
+        headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1' },
+      },
+      (res) => {
+        let body = '';
+        let ended = false;
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () => {
+          ended = true;
+        });
+        res.on('error', () => undefined);
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, body, ended }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -6,7 +6,8 @@ import { createSqliteStorage } from '../../adapters/storage/index.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { lockSqliteFile } from './sqlite-locker.js';
 
-const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(samples.length * 0.99))] as number;
+const p99 = (samples: number[]) =>
+  [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(samples.length * 0.99))] as number;
 
 t.test('another process holding the SQLite write lock costs the waiting write, not every request', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'portico-faults-'));
@@ -34,18 +35,24 @@ t.test('another process holding the SQLite write lock costs the waiting write, n
   const before = await proxyCalls(1_000);
 
   const lock = await lockSqliteFile(path, 3_000);
-  t.teardown(() => { lock.child.kill(); });
+  t.teardown(() => {
+    lock.child.kill();
+  });
   // A write that meets the lock, while warm proxy calls go on.
   const write = (async () => {
     const started = performance.now();
-    const res = await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'w1', credentials: { type: 'API_KEY', apiKey: 'k' } } });
+    const res = await gw.call('POST', '/connections', {
+      body: { provider_config_key: 'fake', connection_id: 'w1', credentials: { type: 'API_KEY', apiKey: 'k' } },
+    });
     return { res, ms: performance.now() - started };
   })();
   const during = await proxyCalls(2_000);
   const { res, ms } = await write;
   const p99Before = Math.round(p99(before) * 10) / 10;
   const p99During = Math.round(p99(during) * 10) / 10;
-  t.comment(`proxy p99 before the lock: ${p99Before} ms (${before.length} calls); during the lock: ${p99During} ms (${during.length} calls)`);
+  t.comment(
+    `proxy p99 before the lock: ${p99Before} ms (${before.length} calls); during the lock: ${p99During} ms (${during.length} calls)`,
+  );
   t.ok(p99During < 250, `warm proxy calls keep their latency during the lock (p99 ${p99During} ms)`);
   t.comment(`the write that met the lock answered ${res.status} in ${Math.round(ms)} ms`);
   t.equal(res.status, 503, 'a write that cannot get the lock in time: 503');
@@ -54,7 +61,9 @@ t.test('another process holding the SQLite write lock costs the waiting write, n
   t.ok(ms < 2_800, `answered in ${Math.round(ms)} ms, before the lock is let go`);
 
   await lock.released;
-  const after = await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'w1', credentials: { type: 'API_KEY', apiKey: 'k' } } });
+  const after = await gw.call('POST', '/connections', {
+    body: { provider_config_key: 'fake', connection_id: 'w1', credentials: { type: 'API_KEY', apiKey: 'k' } },
+  });
   t.equal(after.status, 201, 'once the lock is let go, writes work again');
   t.equal((await setup.proxy('GET', '/items', { headers: { 'connection-id': 'w1' } })).status, 200);
 });

@@ -18,16 +18,31 @@ setTimeout(() => { db.exec('COMMIT'); db.close(); process.stdout.write('released
  * a migration, a second gateway) would. Resolves once the lock is held; `released` resolves
  * when it is let go.
  */
-export async function lockSqliteFile(path: string, holdMs: number): Promise<{ child: ChildProcess; released: Promise<void> }> {
-  const child = spawn(process.execPath, ['-e', lockerSource, path, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const said = (word: string) => new Promise<void>((resolve, reject) => {
-    const check = () => { if (out.includes(word)) resolve(); };
-    child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString(); check(); });
-    child.once('exit', () => (out.includes(word) ? resolve() : reject(new Error(`the locker exited before "${word}"`))));
+export async function lockSqliteFile(
+  path: string,
+  holdMs: number,
+): Promise<{ child: ChildProcess; released: Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', lockerSource, path, String(holdMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let out = '';
+  const said = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (out.includes(word)) resolve();
+      };
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        check();
+      });
+      child.once('exit', () =>
+        out.includes(word) ? resolve() : reject(new Error(`the locker exited before "${word}"`)),
+      );
+    });
   const locked = said('locked');
-  const released = said('released').then(async () => { if (child.exitCode === null) await once(child, 'exit'); });
+  const released = said('released').then(async () => {
+    if (child.exitCode === null) await once(child, 'exit');
+  });
   await locked;
   return { child, released };
 }

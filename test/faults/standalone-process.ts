@@ -20,7 +20,11 @@ export interface GatewayProcess {
  * runs it, on a random port, with `providers` as its providers file. Killed at teardown if
  * the test left it running.
  */
-export async function startGatewayProcess(t: Test, providers: unknown[], env: Record<string, string> = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  t: Test,
+  providers: unknown[],
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-process-'));
   const providersFile = join(dir, 'providers.json');
   writeFileSync(providersFile, JSON.stringify(providers));
@@ -40,8 +44,12 @@ export async function startGatewayProcess(t: Test, providers: unknown[], env: Re
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });

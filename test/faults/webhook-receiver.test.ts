@@ -19,7 +19,9 @@ t.test('a webhook receiver that stalls mid-body does not keep the connection pas
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     (closed[0] as Promise<unknown>).then(() => 'closed'),
-    new Promise((resolve) => { timer = setTimeout(() => resolve('still open'), 10_000); }),
+    new Promise((resolve) => {
+      timer = setTimeout(() => resolve('still open'), 10_000);
+    }),
   ]);
   clearTimeout(timer);
   t.equal(outcome, 'closed', 'the gateway dropped the stalled connection');

@@ -11,13 +11,19 @@ t.test('GET /health/ready reports the store and every registered check', async (
   t.match(ready.json.checks.scripts, { ok: true, detail: /waiting/ }, 'the scripts queue answered');
 
   let workerUp = true;
-  gw.gateway.health.register('worker', () => (workerUp ? { ok: true } : { ok: false, detail: 'the worker pool is down' }));
+  gw.gateway.health.register('worker', () =>
+    workerUp ? { ok: true } : { ok: false, detail: 'the worker pool is down' },
+  );
   t.equal((await gw.call('GET', '/health/ready', { key: null })).status, 200);
   workerUp = false;
   const down = await gw.call('GET', '/health/ready', { key: null });
   t.equal(down.status, 503, 'one failing check: not ready');
   t.equal(down.json.status, 'unavailable');
-  t.same(down.json.checks.worker, { ok: false, detail: 'the worker pool is down', duration_ms: down.json.checks.worker.duration_ms });
+  t.same(down.json.checks.worker, {
+    ok: false,
+    detail: 'the worker pool is down',
+    duration_ms: down.json.checks.worker.duration_ms,
+  });
   t.ok(down.headers.get('retry-after'), 'with Retry-After');
   t.equal((await gw.call('GET', '/health', { key: null })).status, 200, 'liveness is not readiness');
 
@@ -28,7 +34,9 @@ t.test('GET /health/ready reports the store and every registered check', async (
   t.match(hung.json.checks.worker.detail, /no answer within/);
   t.ok(performance.now() - started < 10_000, 'the route answers anyway');
 
-  gw.gateway.health.register('worker', () => { throw new Error('secret internals'); });
+  gw.gateway.health.register('worker', () => {
+    throw new Error('secret internals');
+  });
   const thrown = await gw.call('GET', '/health/ready', { key: null });
   t.equal(thrown.status, 503);
   t.notMatch(thrown.text, /secret internals/, 'a failing check does not leak its error');

@@ -16,7 +16,11 @@ export interface TestGateway {
   url: string;
   storage: Storage;
   /** Calls the gateway with the dev secret key unless `key` says otherwise (null: no header). */
-  call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; key?: string | null }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; key?: string | null },
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
 /** A gateway on a real HTTP server at 127.0.0.1:0, closed when the test ends. */
@@ -24,7 +28,10 @@ export async function startGateway(t: Test, overrides: Partial<GatewayOptions> =
   const storage = overrides.storage ?? createMemoryStorage();
   const lines: string[] = [];
   const gateway = await createGateway({
-    environments: [{ name: 'dev', secretKey: devKey }, { name: 'prod', secretKey: prodKey }],
+    environments: [
+      { name: 'dev', secretKey: devKey },
+      { name: 'prod', secretKey: prodKey },
+    ],
     storage,
     encryptionKeys: testEncryptionKey,
     baseUrl: 'http://127.0.0.1:0',
@@ -62,4 +69,3 @@ export async function startGateway(t: Test, overrides: Partial<GatewayOptions> =
     },
   };
 }
-

@@ -17,10 +17,11 @@ export async function listen(handler: RequestListener): Promise<Running> {
     server,
     port,
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -38,13 +39,20 @@ export interface Received {
 }
 
 /** A fake provider: records what it received and answers with `respond`. */
-export async function fakeProvider(respond: (req: Received, res: ServerResponse) => void | Promise<void> = (_req, res) => {
-  res.setHeader('content-type', 'application/json');
-  res.end('{"ok":true}');
-}) {
+export async function fakeProvider(
+  respond: (req: Received, res: ServerResponse) => void | Promise<void> = (_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"ok":true}');
+  },
+) {
   const received: Received[] = [];
   const running = await listen(async (req, res) => {
-    const entry: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: await readBody(req) };
+    const entry: Received = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: await readBody(req),
+    };
     received.push(entry);
     await respond(entry, res);
   });

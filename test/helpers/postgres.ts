@@ -11,9 +11,15 @@ export function postgresAnswers(url = postgresUrl): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: hostname, port: Number(port || 5432) });
     socket.setTimeout(1000);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

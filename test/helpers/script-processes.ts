@@ -5,7 +5,9 @@
  * to leave script processes alone; every other child process keeps it.
  */
 export function untrackScriptProcesses(): void {
-  const state = (globalThis as Record<symbol, { listeners?: ((options: { args: readonly string[] }) => void)[] } | undefined>)[Symbol.for('process-on-spawn@*:singletonId')];
+  const state = (
+    globalThis as Record<symbol, { listeners?: ((options: { args: readonly string[] }) => void)[] } | undefined>
+  )[Symbol.for('process-on-spawn@*:singletonId')];
   if (!state?.listeners || (state as { porticoFiltered?: boolean }).porticoFiltered) return;
   state.listeners = state.listeners.map((listener) => (options) => {
     if (!options.args.some((arg) => arg.startsWith('--allow-fs-read='))) listener(options);

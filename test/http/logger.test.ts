@@ -20,11 +20,15 @@ t.test('secrets are redacted by configured paths: the top level, and request hea
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) });
   logger.error('refresh failed', {
-    access_token: 'tok-top', headers: { authorization: 'Bearer tok-header', accept: 'application/json' },
-    credentials: { apiKey: 'key-1' }, client_secret: 'cs-1', reason: 'revoked',
+    access_token: 'tok-top',
+    headers: { authorization: 'Bearer tok-header', accept: 'application/json' },
+    credentials: { apiKey: 'key-1' },
+    client_secret: 'cs-1',
+    reason: 'revoked',
   });
   const line = JSON.parse(lines[0] as string);
-  for (const secret of ['tok-top', 'tok-header', 'key-1', 'cs-1']) t.notMatch(lines[0], secret, `${secret} never written`);
+  for (const secret of ['tok-top', 'tok-header', 'key-1', 'cs-1'])
+    t.notMatch(lines[0], secret, `${secret} never written`);
   t.equal(line.access_token, '[redacted]');
   t.equal(line.headers.authorization, '[redacted]');
   t.equal(line.headers.accept, 'application/json', 'other fields stay');
@@ -36,9 +40,16 @@ t.test('a file destination gets every line once flushed', async (t) => {
   const logger = createLogger({ destination: file });
   for (let i = 0; i < 50; i++) logger.info('request', { i });
   logger.flush();
-  const written = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+  const written = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { i: number });
   t.equal(written.length, 50, 'nothing lost in the buffer');
-  t.same(written.map((l) => l.i), Array.from({ length: 50 }, (_, i) => i), 'in order');
+  t.same(
+    written.map((l) => l.i),
+    Array.from({ length: 50 }, (_, i) => i),
+    'in order',
+  );
 });
 
 t.test('the request line has the same shape as any other line', async (t) => {
@@ -47,7 +58,11 @@ t.test('the request line has the same shape as any other line', async (t) => {
   logger.request({ request_id: 'r2', method: 'GET', path: '/proxy/x', status: 200 });
   const line = JSON.parse(lines[0] as string);
   t.match(line, { level: 'info', msg: 'request', request_id: 'r2', method: 'GET', path: '/proxy/x', status: 200 });
-  t.equal(createLogger({ level: 'warn', write: (l) => lines.push(l) }).enabled?.('info'), false, 'the edge skips request lines below info');
+  t.equal(
+    createLogger({ level: 'warn', write: (l) => lines.push(l) }).enabled?.('info'),
+    false,
+    'the edge skips request lines below info',
+  );
 });
 
 t.test('a file destination: nothing written out until a chunk fills or a flush; then all, in order', async (t) => {
@@ -56,10 +71,20 @@ t.test('a file destination: nothing written out until a chunk fills or a flush; 
   const many = 2_000;
   for (let i = 0; i < many; i++) logger.info('request', { i, pad: 'x'.repeat(100) });
   logger.flush();
-  const written = readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { i: number }).i);
+  const written = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { i: number }).i);
   // An asynchronous chunk may still be on its way: what is there is in order, and flushSync wrote the tail.
   t.ok(written.length > many / 2, `most lines out at once (${written.length})`);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const all = readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { i: number }).i);
-  t.same([...all].sort((a, b) => a - b), Array.from({ length: many }, (_, i) => i), 'every line once');
+  const all = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { i: number }).i);
+  t.same(
+    [...all].sort((a, b) => a - b),
+    Array.from({ length: many }, (_, i) => i),
+    'every line once',
+  );
 });

@@ -9,14 +9,30 @@ import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helper
 
 const oldKey = `k1:${randomBytes(32).toString('base64')}`;
 const newKey = `k2:${randomBytes(32).toString('base64')}`;
-const providers = [{ name: 'fake-api', display_name: 'Fake', logo_url: 'https://example.com/l.svg', categories: ['test'], auth_mode: 'API_KEY', docs: 'https://example.com', proxy: { base_url: 'http://127.0.0.1:9' } }];
+const providers = [
+  {
+    name: 'fake-api',
+    display_name: 'Fake',
+    logo_url: 'https://example.com/l.svg',
+    categories: ['test'],
+    auth_mode: 'API_KEY',
+    docs: 'https://example.com',
+    proxy: { base_url: 'http://127.0.0.1:9' },
+  },
+];
 
 /** Stores a connection, an integration secret and a webhook signing key under the old key; answers what the API showed. */
 async function seed(t: Test, storage: Storage) {
   const gw = await startGateway(t, { storage, encryptionKeys: oldKey, providers });
   t.equal((await gw.call('POST', '/integrations', { body: { unique_key: 'fake', provider: 'fake-api' } })).status, 201);
   for (let i = 0; i < 30; i++) {
-    const res = await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: `c${i}`, credentials: { type: 'API_KEY', apiKey: `sk_secret_${i}` } } });
+    const res = await gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'fake',
+        connection_id: `c${i}`,
+        credentials: { type: 'API_KEY', apiKey: `sk_secret_${i}` },
+      },
+    });
     t.equal(res.status, 201);
   }
   const signing = (await gw.call('POST', '/environment/webhook-signing-key')).json.data.webhook_signing_key;
@@ -41,7 +57,18 @@ async function readsEverything(t: Test, storage: Storage, signing: string) {
 const cli = async (args: string[], env: Record<string, string>) => {
   let out = '';
   let err = '';
-  const code = await runCli(args, { cwd: process.cwd(), env, stdout: (s) => { out += s; }, stderr: (s) => { err += s; }, stdin: Readable.from([]), interactive: false });
+  const code = await runCli(args, {
+    cwd: process.cwd(),
+    env,
+    stdout: (s) => {
+      out += s;
+    },
+    stderr: (s) => {
+      err += s;
+    },
+    stdin: Readable.from([]),
+    interactive: false,
+  });
   return { code, out, err };
 };
 
@@ -53,14 +80,22 @@ t.test('SQLite: portico keys reseal moves every sealed value to the new key; the
 
   // Without the pass, the new key alone cannot open what the old one sealed.
   const early = await startGateway(t, { storage, encryptionKeys: newKey, providers });
-  t.equal((await early.call('GET', '/connections/c0?provider_config_key=fake')).status, 500, 'nothing opens before the re-seal');
+  t.equal(
+    (await early.call('GET', '/connections/c0?provider_config_key=fake')).status,
+    500,
+    'nothing opens before the re-seal',
+  );
   await early.gateway.close();
 
   const env = { SERVICE_STORE_URL: `sqlite://${file}`, SERVICE_ENCRYPTION_KEY: `${newKey},${oldKey}` };
   const run = await cli(['keys', 'reseal'], env);
   t.equal(run.code, 0, run.err);
   t.match(run.err, /dev connections: 30 checked, 30 re-sealed/);
-  t.match(run.err, /dev integrations: 0 checked, 0 re-sealed/, 'an integration without a client secret has nothing sealed');
+  t.match(
+    run.err,
+    /dev integrations: 0 checked, 0 re-sealed/,
+    'an integration without a client secret has nothing sealed',
+  );
   t.match(run.err, /dev webhook-settings: 1 checked, 1 re-sealed/);
   t.match(run.out, /older keys can be dropped/);
   const again = await cli(['keys', 'reseal', '--json'], env);
@@ -68,7 +103,12 @@ t.test('SQLite: portico keys reseal moves every sealed value to the new key; the
   t.ok(JSON.parse(again.out).steps.every((s: { resealed: number }) => s.resealed === 0));
 
   await readsEverything(t, storage, signing);
-  t.equal((await cli(['keys', 'reseal'], { ...env, SERVICE_ENCRYPTION_KEY: `k3:${randomBytes(32).toString('base64')}` })).code, 1, 'values no configured key opens are reported, not dropped');
+  t.equal(
+    (await cli(['keys', 'reseal'], { ...env, SERVICE_ENCRYPTION_KEY: `k3:${randomBytes(32).toString('base64')}` }))
+      .code,
+    1,
+    'values no configured key opens are reported, not dropped',
+  );
 });
 
 t.test('Redis: a gateway started with the old key behind the new one re-seals in the background', async (t) => {
@@ -80,11 +120,22 @@ t.test('Redis: a gateway started with the old key behind the new one re-seals in
   const { signing } = await seed(t, storage);
 
   const rotating = await startGateway(t, { storage, encryptionKeys: `${newKey},${oldKey}`, providers });
-  t.equal((await rotating.call('GET', '/connections/c3?provider_config_key=fake', { key: devKey })).json?.data?.credentials?.apiKey, 'sk_secret_3', 'both keys open while rotating');
+  t.equal(
+    (await rotating.call('GET', '/connections/c3?provider_config_key=fake', { key: devKey })).json?.data?.credentials
+      ?.apiKey,
+    'sk_secret_3',
+    'both keys open while rotating',
+  );
   // The background pass: closing waits for it; then a pass finds nothing left.
   await rotating.gateway.close();
-  const steps = await (await startGateway(t, { storage, encryptionKeys: `${newKey},${oldKey}`, providers })).gateway.keys.reseal();
-  t.same(steps.map((s) => s.resealed + s.unreadable), steps.map(() => 0), 'nothing was left under the old key');
+  const steps = await (
+    await startGateway(t, { storage, encryptionKeys: `${newKey},${oldKey}`, providers })
+  ).gateway.keys.reseal();
+  t.same(
+    steps.map((s) => s.resealed + s.unreadable),
+    steps.map(() => 0),
+    'nothing was left under the old key',
+  );
   t.equal(steps.find((s) => s.place === 'connections' && s.environment === 'dev')?.checked, 30);
 
   await readsEverything(t, storage, signing);

@@ -24,15 +24,29 @@ t.test('two gateway processes sharing Redis: a state and a session are single-us
     logger: createLogger({ level: 'silent' }),
   });
   const bServer = await listen(b.callback());
-  t.teardown(async () => { await bServer.close(); await b.close(); });
+  t.teardown(async () => {
+    await bServer.close();
+    await b.close();
+  });
 
-  await a.call('POST', '/integrations', { body: { unique_key: 'oidc', provider: 'local-oidc', credentials: { type: 'OAUTH2', ...postClient, scopes: ['api:read'] } } });
-  const link = (await a.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-1' }, allowed_integrations: ['oidc'] } })).json.data.connect_link as string;
+  await a.call('POST', '/integrations', {
+    body: {
+      unique_key: 'oidc',
+      provider: 'local-oidc',
+      credentials: { type: 'OAUTH2', ...postClient, scopes: ['api:read'] },
+    },
+  });
+  const link = (
+    await a.call('POST', '/connect/sessions', { body: { end_user: { id: 'eu-1' }, allowed_integrations: ['oidc'] } })
+  ).json.data.connect_link as string;
   const stopped = await browse(link, { stopBefore: (u) => u.pathname === '/oauth/callback' });
   const callback = new URL(stopped.stoppedAt as string);
   const onB = new URL(callback.pathname + callback.search, bServer.url);
 
-  const raced = await Promise.all([fetch(callback, { headers: cookieOf(stopped.jar) }), fetch(onB, { headers: cookieOf(stopped.jar) })]);
+  const raced = await Promise.all([
+    fetch(callback, { headers: cookieOf(stopped.jar) }),
+    fetch(onB, { headers: cookieOf(stopped.jar) }),
+  ]);
   const bodies = await Promise.all(raced.map((r) => r.text()));
   t.same(raced.map((r) => r.status).sort(), [200, 409], 'exactly one instance accepts the state');
   t.same(bodies.map((b) => resultOf(b).message.ok ?? false).sort(), [false, true]);
@@ -41,5 +55,9 @@ t.test('two gateway processes sharing Redis: a state and a session are single-us
   const replayedLink = new URL(link);
   const onBLink = new URL(replayedLink.pathname + replayedLink.search, bServer.url);
   const spent = await browse(onBLink.toString());
-  t.equal(resultOf(spent.text).message.error.code, 'invalid_connect_session', 'the session spent on one instance is spent on the other');
+  t.equal(
+    resultOf(spent.text).message.error.code,
+    'invalid_connect_session',
+    'the session spent on one instance is spent on the other',
+  );
 });

@@ -18,6 +18,9 @@ t.test('every route the gateway serves is in the served OpenAPI 3.1 document, an
   for (const route of served) t.ok(documented.has(route), `documented: ${route}`);
   for (const op of documented) t.ok(served.has(op), `served: ${op}`);
   const post = doc.paths['/connections'].post;
-  t.ok(post.requestBody.content['application/json'].schema.properties.credentials, 'request bodies carry their JSON schema');
+  t.ok(
+    post.requestBody.content['application/json'].schema.properties.credentials,
+    'request bodies carry their JSON schema',
+  );
   t.same(doc.paths['/health'].get.security, [], 'public routes say so');
 });

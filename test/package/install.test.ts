@@ -12,7 +12,12 @@ t.setTimeout(300_000);
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const quiet = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const quiet = {
+  ...process.env,
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
 
 const consumerKoa = `
 import { randomBytes } from 'node:crypto';
@@ -69,17 +74,31 @@ t.test('the packed package installs into another project: Koa and Express mounts
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
   // A staging copy built the way `npm run build` builds (not the repository's dist/, which may be stale or being rebuilt).
   const stage = join(work, 'stage');
-  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
+  await run(process.execPath, [
+    join(repo, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(repo, 'tsconfig.build.json'),
+    '--outDir',
+    join(stage, 'dist'),
+  ]);
   cpSync(join(repo, 'lib/providers/catalog'), join(stage, 'dist/lib/providers/catalog'), { recursive: true });
   for (const file of ['package.json', 'README.md']) cpSync(join(repo, file), join(stage, file));
 
-  const packed = JSON.parse((await run(npm, ['pack', '--json', '--pack-destination', work], { cwd: stage, env: quiet })).stdout) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(
+    (await run(npm, ['pack', '--json', '--pack-destination', work], { cwd: stage, env: quiet })).stdout,
+  ) as { filename: string; files: { path: string }[] }[];
   const files = packed[0]?.files.map((f) => f.path) ?? [];
   t.ok(files.includes('dist/lib/index.js') && files.includes('dist/lib/index.d.ts'), 'code and types');
   t.ok(files.includes('dist/lib/cli/main.js') && files.includes('dist/adapters/standalone/main.js'), 'both bins');
   t.ok(files.includes('dist/lib/providers/catalog/github.json'), 'the catalog');
-  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/(lib|adapters)\/.+\.(js|d\.ts|json|html|css|svg))$/.test(f));
-  t.same(unexpected, [], 'nothing but dist/lib, dist/adapters, package.json and README.md (no tests, bench, examples or sources)');
+  const unexpected = files.filter(
+    (f) => !/^(package\.json|README\.md|LICENSE|dist\/(lib|adapters)\/.+\.(js|d\.ts|json|html|css|svg))$/.test(f),
+  );
+  t.same(
+    unexpected,
+    [],
+    'nothing but dist/lib, dist/adapters, package.json and README.md (no tests, bench, examples or sources)',
+  );
 
   const project = join(work, 'consumer');
   cpSync(join(repo, 'test/package/consumer'), project, { recursive: true });
@@ -88,14 +107,37 @@ t.test('the packed package installs into another project: Koa and Express mounts
   const tarball = join(work, packed[0]?.filename ?? '');
   // Offline-friendly: versions the repository installed come from npm's cache. No install
   // scripts: the mounts use the memory store, so better-sqlite3's native addon is not needed.
-  await run(npm, ['install', tarball, 'koa@^3', 'koa-mount@^4', 'express@^5', '--prefer-offline', '--ignore-scripts', '--no-package-lock'], { cwd: project, env: quiet, timeout: 180_000 });
+  await run(
+    npm,
+    [
+      'install',
+      tarball,
+      'koa@^3',
+      'koa-mount@^4',
+      'express@^5',
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-package-lock',
+    ],
+    { cwd: project, env: quiet, timeout: 180_000 },
+  );
 
   const koa = JSON.parse((await run(process.execPath, ['koa.mjs'], { cwd: project, timeout: 60_000 })).stdout);
-  t.same(koa, { status: 200, provider: 'slack', own: { app: 'koa' } }, 'Koa: Portico under /portico, the app\'s own route beside it');
-  const expressApp = JSON.parse((await run(process.execPath, ['express.mjs'], { cwd: project, timeout: 60_000 })).stdout);
+  t.same(
+    koa,
+    { status: 200, provider: 'slack', own: { app: 'koa' } },
+    "Koa: Portico under /portico, the app's own route beside it",
+  );
+  const expressApp = JSON.parse(
+    (await run(process.execPath, ['express.mjs'], { cwd: project, timeout: 60_000 })).stdout,
+  );
   t.same(expressApp, { status: 200, provider: 'slack' }, 'Express: Portico under /api/portico');
 
-  const help = await run(npm, ['exec', '--offline', '--', 'portico', '--help'], { cwd: project, env: quiet, timeout: 60_000 });
+  const help = await run(npm, ['exec', '--offline', '--', 'portico', '--help'], {
+    cwd: project,
+    env: quiet,
+    timeout: 60_000,
+  });
   t.match(help.stdout, /^Usage: portico <command>[\s\S]*init[\s\S]*deploy/, 'npx portico works in the project');
   const version = JSON.parse(readFileSync(join(project, 'node_modules/portico/package.json'), 'utf8')).version;
   t.equal(version, JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version);

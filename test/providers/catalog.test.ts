@@ -40,7 +40,10 @@ t.test('the built-in catalog folder loads without a CatalogError', (t) => {
 t.test('the catalog is large and covers every credential-bearing auth mode', (t) => {
   t.ok(providers.length >= 65, `at least 65 providers (has ${providers.length})`);
   for (const mode of ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'APP'] as const) {
-    t.ok(providers.some((p) => p.auth_mode === mode), `${mode} occurs`);
+    t.ok(
+      providers.some((p) => p.auth_mode === mode),
+      `${mode} occurs`,
+    );
   }
   for (const p of providers) t.ok(authModes.includes(p.auth_mode), `${p.name} has a known auth mode`);
   t.end();
@@ -49,7 +52,9 @@ t.test('the catalog is large and covers every credential-bearing auth mode', (t)
 t.test('provider names are unique and match their files', (t) => {
   const names = providers.map((p) => p.name);
   t.equal(new Set(names).size, names.length, 'no duplicate names');
-  const files = readdirSync(builtInCatalogDir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(builtInCatalogDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   t.same(files, names.map((n) => `${n}.json`).sort());
   t.end();
 });
@@ -122,7 +127,12 @@ t.test('a few provider-specific facts', (t) => {
 t.test('parseProviders rejects invalid entries and lists every problem', (t) => {
   const { token_url: _dropped, ...noTokenUrl } = valid;
   const problems = problemsOf(() => parseProviders([noTokenUrl], 'test'));
-  t.ok(problems.some((m) => m.includes('example-oauth') && m.includes('OAUTH2 providers need authorization_url and token_url')), problems.join('\n'));
+  t.ok(
+    problems.some(
+      (m) => m.includes('example-oauth') && m.includes('OAUTH2 providers need authorization_url and token_url'),
+    ),
+    problems.join('\n'),
+  );
 
   const missingPlaceholder = {
     ...valid,
@@ -131,9 +141,22 @@ t.test('parseProviders rejects invalid entries and lists every problem', (t) => 
   };
   const unknownField = { ...valid, name: 'example-extra', refresh_url: 'https://example.com/refresh' };
   const both = problemsOf(() => parseProviders([valid, missingPlaceholder, unknownField], 'test'));
-  t.ok(both.some((m) => m.includes('example-sub') && m.includes('placeholder connection_config.subdomain is not in connection_configuration')), both.join('\n'));
-  t.ok(both.some((m) => m.includes('example-extra')), 'unknown fields are rejected (strict schema)');
-  t.notOk(both.some((m) => m.includes('test example-oauth:')), 'the valid entry raises no problem');
+  t.ok(
+    both.some(
+      (m) =>
+        m.includes('example-sub') &&
+        m.includes('placeholder connection_config.subdomain is not in connection_configuration'),
+    ),
+    both.join('\n'),
+  );
+  t.ok(
+    both.some((m) => m.includes('example-extra')),
+    'unknown fields are rejected (strict schema)',
+  );
+  t.notOk(
+    both.some((m) => m.includes('test example-oauth:')),
+    'the valid entry raises no problem',
+  );
 
   const err = t.throws(() => parseProviders([{ ...valid, auth_mode: 'OAUTH2_CC', token_url: undefined }], 'test'));
   t.type(err, CatalogError);
@@ -142,15 +165,38 @@ t.test('parseProviders rejects invalid entries and lists every problem', (t) => 
 });
 
 t.test('a custom entry needs only what the proxy needs; cosmetic fields default', (t) => {
-  const [minimal] = parseProviders([{ name: 'acme', auth_mode: 'API_KEY', proxy: { base_url: 'https://api.acme.example' } }], 'test');
+  const [minimal] = parseProviders(
+    [{ name: 'acme', auth_mode: 'API_KEY', proxy: { base_url: 'https://api.acme.example' } }],
+    'test',
+  );
   t.equal(minimal?.display_name, 'acme');
   t.same(minimal?.categories, ['other']);
   t.equal(minimal?.docs, undefined);
-  const problems = problemsOf(() => parseProviders([valid, { name: 'oauth-min', auth_mode: 'OAUTH2', proxy: { base_url: 'https://api.x.example' } }, { auth_mode: 'API_KEY' }], 'providers.yaml'));
-  t.ok(problems.some((m) => m.startsWith('providers.yaml entry #2 "oauth-min": ') && m.includes('authorization_url and token_url')), problems.join('\n'));
-  t.ok(problems.some((m) => m.startsWith('providers.yaml entry #3: name:')), 'an entry without a name is named by its position');
+  const problems = problemsOf(() =>
+    parseProviders(
+      [
+        valid,
+        { name: 'oauth-min', auth_mode: 'OAUTH2', proxy: { base_url: 'https://api.x.example' } },
+        { auth_mode: 'API_KEY' },
+      ],
+      'providers.yaml',
+    ),
+  );
+  t.ok(
+    problems.some(
+      (m) => m.startsWith('providers.yaml entry #2 "oauth-min": ') && m.includes('authorization_url and token_url'),
+    ),
+    problems.join('\n'),
+  );
+  t.ok(
+    problems.some((m) => m.startsWith('providers.yaml entry #3: name:')),
+    'an entry without a name is named by its position',
+  );
   t.ok(problems.some((m) => m.startsWith('providers.yaml entry #3: proxy:')));
-  t.notOk(problems.some((m) => m.includes('#1')), 'the valid entry raises no problem');
+  t.notOk(
+    problems.some((m) => m.includes('#1')),
+    'the valid entry raises no problem',
+  );
   t.end();
 });
 
@@ -158,7 +204,11 @@ t.test('createCatalog overrides a built-in entry by name and adds new ones', (t)
   const base = readCatalogDir();
   const original = base.find((p) => p.name === 'slack');
   t.ok(original);
-  const override = { ...original, display_name: 'Slack (self-hosted proxy)', proxy: { base_url: 'https://slack-proxy.internal.example/api' } };
+  const override = {
+    ...original,
+    display_name: 'Slack (self-hosted proxy)',
+    proxy: { base_url: 'https://slack-proxy.internal.example/api' },
+  };
   const extra = { ...valid, name: 'zz-custom' };
   const catalog = createCatalog([override, extra], base);
 
@@ -168,7 +218,11 @@ t.test('createCatalog overrides a built-in entry by name and adds new ones', (t)
   t.equal(catalog.list().length, base.length + 1, 'override replaces, it does not duplicate');
   t.equal(catalog.list().filter((p) => p.name === 'slack').length, 1);
   const names = catalog.list().map((p) => p.name);
-  t.same(names, [...names].sort((a, b) => a.localeCompare(b)), 'list is sorted by name');
+  t.same(
+    names,
+    [...names].sort((a, b) => a.localeCompare(b)),
+    'list is sorted by name',
+  );
   t.equal(catalog.get('github-app')?.auth_mode, 'APP', 'untouched entries remain');
 
   t.throws(() => createCatalog([{ ...valid, name: 'Bad Name' }], base), CatalogError);

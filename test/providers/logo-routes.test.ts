@@ -18,7 +18,9 @@ const simpleIconsPath = (slug: string) => {
 
 /** A customer's provider whose display name tries to break out of the SVG. */
 const hostile = {
-  name: 'acme-crm', display_name: '<script>alert(1)</script> & "Acme" CRM', auth_mode: 'API_KEY',
+  name: 'acme-crm',
+  display_name: '<script>alert(1)</script> & "Acme" CRM',
+  auth_mode: 'API_KEY',
   proxy: { base_url: 'https://api.acme.example' },
 };
 
@@ -33,7 +35,7 @@ t.test('a brand logo: public, the simple-icons mark on its colour, cached a week
   t.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
   t.match(res.headers.get('etag'), /^"[\w-]{27}"$/);
   t.ok(res.text.includes(`d="${simpleIconsPath('github')}"`), 'the GitHub mark from simple-icons');
-  t.match(res.text, /<rect [^>]*fill="#181717"/, 'on GitHub\'s brand colour');
+  t.match(res.text, /<rect [^>]*fill="#181717"/, "on GitHub's brand colour");
   t.match(res.text, /<title>GitHub<\/title>/);
 
   // As a browser revalidates (fetch would otherwise add `Cache-Control: no-cache`, which forbids a 304).
@@ -73,7 +75,7 @@ t.test('a brand simple-icons lacks gets a monogram; unknown providers are a JSON
   t.equal(missing.json.error.code, 'unknown_provider');
 });
 
-t.test('logo_url in the catalog answers is the gateway\'s own route under its base URL', async (t) => {
+t.test("logo_url in the catalog answers is the gateway's own route under its base URL", async (t) => {
   const gw = await startGateway(t, {
     baseUrl: 'https://gw.example.com/portico/',
     providers: [hostile, { ...hostile, name: 'own-logo', logo_url: 'https://cdn.acme.example/logo.svg' }],
@@ -88,17 +90,27 @@ t.test('logo_url in the catalog answers is the gateway\'s own route under its ba
   const own = await gw.call('GET', '/providers/own-logo');
   t.equal(own.json.data.logo_url, 'https://cdn.acme.example/logo.svg', 'a custom entry may point at its own logo');
   const gh = await gw.call('GET', '/providers/github-app');
-  t.same(Object.keys(gh.json.data).slice(0, 5), ['name', 'display_name', 'logo_url', 'categories', 'auth_mode'], 'spec 2.1 order');
+  t.same(
+    Object.keys(gh.json.data).slice(0, 5),
+    ['name', 'display_name', 'logo_url', 'categories', 'auth_mode'],
+    'spec 2.1 order',
+  );
   t.equal(gh.json.data.logo, undefined, 'the logo hint stays inside');
 });
 
 async function mountedGateway(t: Test, baseUrl: string) {
   const storage = createMemoryStorage();
   const gw = await createGateway({
-    environments: [{ name: 'dev', secretKey: devKey }], storage, encryptionKeys: testEncryptionKey, baseUrl,
+    environments: [{ name: 'dev', secretKey: devKey }],
+    storage,
+    encryptionKeys: testEncryptionKey,
+    baseUrl,
     logger: createLogger({ level: 'silent' }),
   });
-  t.teardown(async () => { await gw.close(); await storage.close(); });
+  t.teardown(async () => {
+    await gw.close();
+    await storage.close();
+  });
   return gw;
 }
 
@@ -111,10 +123,18 @@ t.test('under koa-mount and in Express, logo_url points where the logo is served
   const app = express();
   app.use('/api/portico', toExpress(expressGw));
   const expressServer = await listen(app);
-  t.teardown(async () => { await koaServer.close(); await expressServer.close(); });
+  t.teardown(async () => {
+    await koaServer.close();
+    await expressServer.close();
+  });
 
-  for (const [server, prefix] of [[koaServer, '/portico'], [expressServer, '/api/portico']] as const) {
-    const res = await fetch(`${server.url}${prefix}/providers/hubspot`, { headers: { authorization: `Bearer ${devKey}` } });
+  for (const [server, prefix] of [
+    [koaServer, '/portico'],
+    [expressServer, '/api/portico'],
+  ] as const) {
+    const res = await fetch(`${server.url}${prefix}/providers/hubspot`, {
+      headers: { authorization: `Bearer ${devKey}` },
+    });
     const { logo_url: logoUrl } = (await res.json()).data as { logo_url: string };
     t.equal(logoUrl, `http://127.0.0.1${prefix}/providers/hubspot/logo.svg`);
     const logo = await fetch(`${server.url}${new URL(logoUrl).pathname}`);

@@ -28,7 +28,8 @@ const linkTable: [header: string | string[] | undefined, rel: string, expected: 
 ];
 
 t.test('one Link header parser', async (t) => {
-  for (const [header, rel, expected] of linkTable) t.equal(linkWithRel(header, rel), expected, `${JSON.stringify(header)} rel=${rel}`);
+  for (const [header, rel, expected] of linkTable)
+    t.equal(linkWithRel(header, rel), expected, `${JSON.stringify(header)} rel=${rel}`);
 });
 
 t.test('cursor, link and offset steps', async (t) => {
@@ -41,8 +42,12 @@ t.test('cursor, link and offset steps', async (t) => {
     [{ meta: {} }, undefined],
     [{ 'meta.next': 'dotted' }, 'dotted'],
   ];
-  for (const [page, expected] of cursors) t.equal(cursorOf(page, { cursor_path_in_response: 'meta.next' }), expected, JSON.stringify(page));
-  t.equal(nextLinkOf({ '@odata.nextLink': 'https://a/2' }, undefined, { link_path_in_response_body: '@odata.nextLink' }), 'https://a/2');
+  for (const [page, expected] of cursors)
+    t.equal(cursorOf(page, { cursor_path_in_response: 'meta.next' }), expected, JSON.stringify(page));
+  t.equal(
+    nextLinkOf({ '@odata.nextLink': 'https://a/2' }, undefined, { link_path_in_response_body: '@odata.nextLink' }),
+    'https://a/2',
+  );
   t.equal(nextLinkOf({ links: { next: '' } }, undefined, { link_path_in_response_body: 'links.next' }), undefined);
   t.equal(nextLinkOf({}, '<https://a/2>; Rel="NEXT"', { link_rel_in_response_header: 'next' }), 'https://a/2');
   t.equal(firstOffset({}), 0);
@@ -58,19 +63,32 @@ const linkHeader = `<https://api.example.com/v1/items?page=9>; rel="last", <${se
 const style = { type: 'link', link_rel_in_response_header: 'next' } as const;
 
 t.test('the proxy follows a mixed-case rel', async (t) => {
-  const step = nextPage(style as Paginate, { path: '/items', query: '', body: undefined },
+  const step = nextPage(
+    style as Paginate,
+    { path: '/items', query: '', body: undefined },
     { json: [1], headers: { link: linkHeader }, url: new URL('https://api.example.com/v1/items') },
-    { origin: 'https://api.example.com', basePath: '/v1' });
+    { origin: 'https://api.example.com', basePath: '/v1' },
+  );
   t.match(step, { ok: true, items: [1], next: { path: '/items', query: 'page=2' } });
 });
 
 t.test('the script runtime follows a mixed-case rel', async (t) => {
   const sent: unknown[] = [];
   const out: unknown[] = [];
-  for await (const page of scriptPaginate({ endpoint: '/items' }, style, 'https://api.example.com/v1', async (request) => {
-    sent.push(request.params);
-    return { status: 200, headers: sent.length === 1 ? { link: linkHeader } : {}, data: sent.length === 1 ? [1] : [2] };
-  })) out.push(...page);
+  for await (const page of scriptPaginate(
+    { endpoint: '/items' },
+    style,
+    'https://api.example.com/v1',
+    async (request) => {
+      sent.push(request.params);
+      return {
+        status: 200,
+        headers: sent.length === 1 ? { link: linkHeader } : {},
+        data: sent.length === 1 ? [1] : [2],
+      };
+    },
+  ))
+    out.push(...page);
   t.same(out, [1, 2]);
   t.same(sent[1], { page: '2' });
 });
@@ -84,7 +102,12 @@ t.test('the SDK follows a mixed-case rel', async (t) => {
   };
   const out: unknown[] = [];
   const source = async () => ({ config: style as PaginationConfig, basePath: '/v1' });
-  for await (const page of sdkPaginate(proxy, source, { providerConfigKey: 'crm', connectionId: 'c1', endpoint: '/items' })) out.push(...page);
+  for await (const page of sdkPaginate(proxy, source, {
+    providerConfigKey: 'crm',
+    connectionId: 'c1',
+    endpoint: '/items',
+  }))
+    out.push(...page);
   t.same(out, [1, 2]);
   t.same(sent[1]?.params, { page: '2' });
 });

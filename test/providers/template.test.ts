@@ -41,7 +41,8 @@ const cases: [value: string, safe: boolean][] = [
   ['a b', false],
 ];
 
-const connection = (tenant: string) => ({ connection_id: 'c1', connection_config: { tenant } }) as unknown as Connection;
+const connection = (tenant: string) =>
+  ({ connection_id: 'c1', connection_config: { tenant } }) as unknown as Connection;
 const outcome = (fn: () => unknown): string => {
   try {
     fn();
@@ -58,21 +59,58 @@ for (const [value, safe] of cases) {
     const expected = safe ? 'ok' : 'invalid_connection_config';
     t.equal(isSafeConfigValue(value), safe, 'the rule');
     t.equal(fillTemplate('https://${connection_config.tenant}.example.com', () => value).ok, safe, 'the pure fill');
-    const session = createSessionSchema.safeParse({ end_user: { id: 'u1' }, integrations_config_defaults: { crm: { connection_config: { tenant: value } } } });
+    const session = createSessionSchema.safeParse({
+      end_user: { id: 'u1' },
+      integrations_config_defaults: { crm: { connection_config: { tenant: value } } },
+    });
     t.equal(session.success, safe, 'connect: a value in the session request');
-    t.equal(outcome(() => mergeConnectionConfig(provider, {}, { tenant: value })), expected, 'connect: a value typed by the end user');
-    t.equal(outcome(() => mergeConnectionConfig(provider, { tenant: value }, {})), expected, 'connect: a value set in the session');
-    t.equal(outcome(() => connectFill(provider.proxy.base_url, { tenant: value })), expected, 'connect: filling a URL');
-    t.equal(outcome(() => fillConnectionTemplate(provider.proxy.base_url, connection(value), provider)), expected, 'token refresh and app tokens');
-    t.equal(outcome(() => createBaseResolver()(provider, connection(value))), expected, 'proxy base URL');
+    t.equal(
+      outcome(() => mergeConnectionConfig(provider, {}, { tenant: value })),
+      expected,
+      'connect: a value typed by the end user',
+    );
+    t.equal(
+      outcome(() => mergeConnectionConfig(provider, { tenant: value }, {})),
+      expected,
+      'connect: a value set in the session',
+    );
+    t.equal(
+      outcome(() => connectFill(provider.proxy.base_url, { tenant: value })),
+      expected,
+      'connect: filling a URL',
+    );
+    t.equal(
+      outcome(() => fillConnectionTemplate(provider.proxy.base_url, connection(value), provider)),
+      expected,
+      'token refresh and app tokens',
+    );
+    t.equal(
+      outcome(() => createBaseResolver()(provider, connection(value))),
+      expected,
+      'proxy base URL',
+    );
   });
 }
 
 t.test('a missing or empty value is named, never filled with nothing', async (t) => {
-  t.same(fillTemplate('x/${connection_config.a}/${connection_config.b}', (n) => (n === 'a' ? 'ok' : undefined)), { ok: false, name: 'b', problem: 'missing' });
-  t.same(fillTemplate('x/${connection_config.a}', () => ''), { ok: false, name: 'a', problem: 'missing' });
-  t.equal(outcome(() => fillConnectionTemplate(provider.proxy.base_url, connection(''), provider)), 'missing_connection_config');
-  t.equal(outcome(() => createBaseResolver()(provider, { connection_id: 'c1', connection_config: {} } as unknown as Connection)), 'missing_connection_config');
+  t.same(
+    fillTemplate('x/${connection_config.a}/${connection_config.b}', (n) => (n === 'a' ? 'ok' : undefined)),
+    { ok: false, name: 'b', problem: 'missing' },
+  );
+  t.same(
+    fillTemplate('x/${connection_config.a}', () => ''),
+    { ok: false, name: 'a', problem: 'missing' },
+  );
+  t.equal(
+    outcome(() => fillConnectionTemplate(provider.proxy.base_url, connection(''), provider)),
+    'missing_connection_config',
+  );
+  t.equal(
+    outcome(() =>
+      createBaseResolver()(provider, { connection_id: 'c1', connection_config: {} } as unknown as Connection),
+    ),
+    'missing_connection_config',
+  );
 });
 
 t.test('catalog defaults fill what the connection lacks, under the same rules', async (t) => {
@@ -80,9 +118,17 @@ t.test('catalog defaults fill what the connection lacks, under the same rules', 
   const bare = { connection_id: 'c1', connection_config: {} } as unknown as Connection;
   t.equal(fillConnectionTemplate(withDefault.proxy.base_url, bare, withDefault), 'https://acme.example.com/v1');
   const badDefault = { ...provider, connection_config_defaults: { tenant: 'acme.' } } as Provider;
-  t.equal(outcome(() => fillConnectionTemplate(badDefault.proxy.base_url, bare, badDefault)), 'invalid_connection_config');
+  t.equal(
+    outcome(() => fillConnectionTemplate(badDefault.proxy.base_url, bare, badDefault)),
+    'invalid_connection_config',
+  );
 });
 
 t.test('a template without placeholders comes back as it is', async (t) => {
-  t.same(fillTemplate('https://api.example.com', () => { throw new Error('not called'); }), { ok: true, value: 'https://api.example.com' });
+  t.same(
+    fillTemplate('https://api.example.com', () => {
+      throw new Error('not called');
+    }),
+    { ok: true, value: 'https://api.example.com' },
+  );
 });

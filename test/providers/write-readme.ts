@@ -9,5 +9,7 @@ if (process.argv.includes('--write')) {
   const before = readFileSync(file, 'utf8');
   const after = updateReadme(before, readCatalogDir());
   if (after !== before) writeFileSync(file, after);
-  console.log(after === before ? 'README.md catalog section already up to date' : 'README.md catalog section rewritten');
+  console.log(
+    after === before ? 'README.md catalog section already up to date' : 'README.md catalog section rewritten',
+  );
 }

@@ -34,7 +34,13 @@ const provider = await listen((req: IncomingMessage, res: ServerResponse) => {
   arrived.get(String(req.headers['x-call']))?.();
 });
 
-interface RunOrder { port: number; secretKey: string; from: number; count: number; parallel: number }
+interface RunOrder {
+  port: number;
+  secretKey: string;
+  from: number;
+  count: number;
+  parallel: number;
+}
 
 /**
  * One call that the caller abandons at the point its scenario names, by a reset or a close.
@@ -45,7 +51,8 @@ function abandonedCall(order: RunOrder, n: number) {
   return new Promise<void>((resolve) => {
     const id = String(n);
     const upload = scenario === 'mid-upload';
-    const head = `${upload ? 'POST' : 'GET'} /proxy/v1/hold/${n} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${order.secretKey}\r\n` +
+    const head =
+      `${upload ? 'POST' : 'GET'} /proxy/v1/hold/${n} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${order.secretKey}\r\n` +
       `Provider-Config-Key: fake\r\nConnection-Id: c1\r\nX-Call: ${id}\r\nX-Scenario: ${scenario}\r\n` +
       (upload ? 'Content-Length: 100000\r\n\r\n' : '\r\n');
     const socket = connect(order.port, '127.0.0.1');
@@ -69,9 +76,11 @@ function abandonedCall(order: RunOrder, n: number) {
 async function run(order: RunOrder) {
   let next = order.from;
   const end = order.from + order.count;
-  await Promise.all(Array.from({ length: order.parallel }, async () => {
-    while (next < end) await abandonedCall(order, next++);
-  }));
+  await Promise.all(
+    Array.from({ length: order.parallel }, async () => {
+      while (next < end) await abandonedCall(order, next++);
+    }),
+  );
 }
 
 const port = parentPort;

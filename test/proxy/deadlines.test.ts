@@ -13,7 +13,12 @@ t.test('deadlines expire in the order they were set, cleared ones never', async 
   const expired: string[] = [];
   const deadlines = createDeadlines(40);
   t.teardown(() => deadlines.close());
-  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => entry(name, expired)) as [Expiring, Expiring, Expiring, Expiring];
+  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => entry(name, expired)) as [
+    Expiring,
+    Expiring,
+    Expiring,
+    Expiring,
+  ];
   for (const e of [a, b, c, d]) deadlines.set(e);
   deadlines.clear(b);
   deadlines.clear(d);

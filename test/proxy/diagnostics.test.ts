@@ -24,7 +24,18 @@ t.test('retries and final answers are published on diagnostics channels, without
   const responses = record(t, 'portico:proxy:response');
   const res = await s.proxy('GET', '/v1/x?token=secret-in-query', { headers: { retries: '1' } });
   t.equal(res.status, 200);
-  t.match(retries, [{ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', provider: 'fake-api', method: 'GET', path: '/v1/x', reason: '503', attempt: 1 }]);
+  t.match(retries, [
+    {
+      environment: 'dev',
+      providerConfigKey: 'fake',
+      connectionId: 'c1',
+      provider: 'fake-api',
+      method: 'GET',
+      path: '/v1/x',
+      reason: '503',
+      attempt: 1,
+    },
+  ]);
   t.match(responses, [{ path: '/v1/x', status: 200, retries: 1, refreshed: false }]);
   t.notMatch(JSON.stringify([...retries, ...responses]), /secret-in-query|sk_fake/, 'no query string, no credential');
 });

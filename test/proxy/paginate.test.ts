@@ -15,7 +15,15 @@ const paginated = { paginate: 'true' };
 
 t.test('cursor in the query (cursor_path_in_response, cursor_name_in_request, response_path)', async (t) => {
   const s = await proxySetup(t, {
-    proxy: { paginate: { type: 'cursor', cursor_path_in_response: 'response_metadata.next_cursor', cursor_name_in_request: 'cursor', limit_name_in_request: 'limit', response_path: 'members' } },
+    proxy: {
+      paginate: {
+        type: 'cursor',
+        cursor_path_in_response: 'response_metadata.next_cursor',
+        cursor_name_in_request: 'cursor',
+        limit_name_in_request: 'limit',
+        response_path: 'members',
+      },
+    },
     respond: (req, res) => {
       const start = Number(query(req).get('cursor') ?? 0);
       const limit = Number(query(req).get('limit'));
@@ -27,25 +35,47 @@ t.test('cursor in the query (cursor_path_in_response, cursor_name_in_request, re
   t.equal(res.status, 200);
   t.match(res.headers['content-type'], 'application/json');
   t.same(res.json, all, 'one JSON array of the items of every page');
-  t.same(s.provider.received.map((r) => r.url), ['/api/users.list?limit=2', '/api/users.list?limit=2&cursor=2', '/api/users.list?limit=2&cursor=4']);
-  t.ok(s.provider.received.every((r) => r.headers.authorization === `Bearer ${apiKey}`), 'every page carries the credentials');
+  t.same(
+    s.provider.received.map((r) => r.url),
+    ['/api/users.list?limit=2', '/api/users.list?limit=2&cursor=2', '/api/users.list?limit=2&cursor=4'],
+  );
+  t.ok(
+    s.provider.received.every((r) => r.headers.authorization === `Bearer ${apiKey}`),
+    'every page carries the credentials',
+  );
 });
 
 t.test('cursor in a POST body (cursor_in: body)', async (t) => {
   const s = await proxySetup(t, {
-    proxy: { paginate: { type: 'cursor', cursor_path_in_response: 'next_cursor', cursor_name_in_request: 'start_cursor', cursor_in: 'body', response_path: 'results' } },
+    proxy: {
+      paginate: {
+        type: 'cursor',
+        cursor_path_in_response: 'next_cursor',
+        cursor_name_in_request: 'start_cursor',
+        cursor_in: 'body',
+        response_path: 'results',
+      },
+    },
     respond: (req, res) => {
       const body = JSON.parse(req.body.toString()) as { start_cursor?: string; filter: unknown };
       const start = Number(body.start_cursor ?? 0);
-      json(res, { results: all.slice(start, start + 3), next_cursor: start + 3 < all.length ? String(start + 3) : null, has_more: start + 3 < all.length });
+      json(res, {
+        results: all.slice(start, start + 3),
+        next_cursor: start + 3 < all.length ? String(start + 3) : null,
+        has_more: start + 3 < all.length,
+      });
     },
   });
-  const res = await s.proxy('POST', '/v1/databases/db1/query', { headers: { ...paginated, 'content-type': 'application/json' }, body: '{"filter":{"property":"Done"}}' });
+  const res = await s.proxy('POST', '/v1/databases/db1/query', {
+    headers: { ...paginated, 'content-type': 'application/json' },
+    body: '{"filter":{"property":"Done"}}',
+  });
   t.same(res.json, all);
-  t.same(s.provider.received.map((r) => JSON.parse(r.body.toString())), [
-    { filter: { property: 'Done' } },
-    { filter: { property: 'Done' }, start_cursor: '3' },
-  ], 'the cursor goes into the body, the rest of the body stays');
+  t.same(
+    s.provider.received.map((r) => JSON.parse(r.body.toString())),
+    [{ filter: { property: 'Done' } }, { filter: { property: 'Done' }, start_cursor: '3' }],
+    'the cursor goes into the body, the rest of the body stays',
+  );
 });
 
 t.test('link in the Link header (rel="next"), relative or absolute', async (t) => {
@@ -53,14 +83,21 @@ t.test('link in the Link header (rel="next"), relative or absolute', async (t) =
     proxy: { paginate: { type: 'link', link_rel_in_response_header: 'next', limit_name_in_request: 'per_page' } },
     respond: (req, res) => {
       const page = Number(query(req).get('page') ?? 1);
-      const links = page === 1 ? `<${s.provider.url}/api/repos?per_page=2&page=2>; rel="next", <${s.provider.url}/api/repos?page=3>; rel="last"`
-        : page === 2 ? '</api/repos?per_page=2&page=3>; rel="next"' : '</api/repos?page=1>; rel="first"';
+      const links =
+        page === 1
+          ? `<${s.provider.url}/api/repos?per_page=2&page=2>; rel="next", <${s.provider.url}/api/repos?page=3>; rel="last"`
+          : page === 2
+            ? '</api/repos?per_page=2&page=3>; rel="next"'
+            : '</api/repos?page=1>; rel="first"';
       json(res, all.slice((page - 1) * 2, page * 2), { link: links });
     },
   });
   const res = await s.proxy('GET', '/repos?per_page=2', { headers: paginated });
   t.same(res.json, all);
-  t.same(s.provider.received.map((r) => r.url), ['/api/repos?per_page=2', '/api/repos?per_page=2&page=2', '/api/repos?per_page=2&page=3']);
+  t.same(
+    s.provider.received.map((r) => r.url),
+    ['/api/repos?per_page=2', '/api/repos?per_page=2&page=2', '/api/repos?per_page=2&page=3'],
+  );
 });
 
 t.test('link in the body (@odata.nextLink), pages gzip-encoded', async (t) => {
@@ -69,7 +106,12 @@ t.test('link in the body (@odata.nextLink), pages gzip-encoded', async (t) => {
     proxy: { paginate: { type: 'link', link_path_in_response_body: '@odata.nextLink', response_path: 'value' } },
     respond: (req, res) => {
       const skip = Number(query(req).get('$skiptoken') ?? 0);
-      const body = { value: all.slice(skip, skip + 2), ...(skip + 2 < all.length ? { '@odata.nextLink': `${s.provider.url}/v1.0/users?$top=2&$skiptoken=${skip + 2}` } : {}) };
+      const body = {
+        value: all.slice(skip, skip + 2),
+        ...(skip + 2 < all.length
+          ? { '@odata.nextLink': `${s.provider.url}/v1.0/users?$top=2&$skiptoken=${skip + 2}` }
+          : {}),
+      };
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(gzipSync(JSON.stringify(body)));
     },
@@ -82,28 +124,57 @@ t.test('link in the body (@odata.nextLink), pages gzip-encoded', async (t) => {
 
 t.test('offset by items and by pages', async (t) => {
   const byItem = await proxySetup(t, {
-    proxy: { paginate: { type: 'offset', offset_name_in_request: 'offset', limit_name_in_request: 'limit', response_path: 'data' } },
+    proxy: {
+      paginate: {
+        type: 'offset',
+        offset_name_in_request: 'offset',
+        limit_name_in_request: 'limit',
+        response_path: 'data',
+      },
+    },
     respond: (req, res) => {
       const offset = Number(query(req).get('offset') ?? 0);
       json(res, { data: all.slice(offset, offset + Number(query(req).get('limit'))) });
     },
   });
   t.same((await byItem.proxy('GET', '/deals?limit=2', { headers: paginated })).json, all);
-  t.same(byItem.provider.received.map((r) => r.url), ['/api/deals?limit=2', '/api/deals?limit=2&offset=2', '/api/deals?limit=2&offset=4'], 'stops at a short page');
+  t.same(
+    byItem.provider.received.map((r) => r.url),
+    ['/api/deals?limit=2', '/api/deals?limit=2&offset=2', '/api/deals?limit=2&offset=4'],
+    'stops at a short page',
+  );
 
   const byPage = await proxySetup(t, {
-    proxy: { paginate: { type: 'offset', offset_name_in_request: 'page', offset_calculation_method: 'page', offset_start_value: 1 } },
+    proxy: {
+      paginate: {
+        type: 'offset',
+        offset_name_in_request: 'page',
+        offset_calculation_method: 'page',
+        offset_start_value: 1,
+      },
+    },
     respond: (req, res) => {
       const page = Number(query(req).get('page') ?? 1);
       json(res, all.slice((page - 1) * 2, page * 2));
     },
   });
   t.same((await byPage.proxy('GET', '/items', { headers: paginated })).json, all);
-  t.same(byPage.provider.received.map((r) => r.url), ['/api/items', '/api/items?page=2', '/api/items?page=3', '/api/items?page=4'], 'without a page size, stops at an empty page');
+  t.same(
+    byPage.provider.received.map((r) => r.url),
+    ['/api/items', '/api/items?page=2', '/api/items?page=3', '/api/items?page=4'],
+    'without a page size, stops at an empty page',
+  );
 });
 
 const cursorEverywhere = {
-  proxy: { paginate: { type: 'cursor', cursor_path_in_response: 'next', cursor_name_in_request: 'after', response_path: 'items' } },
+  proxy: {
+    paginate: {
+      type: 'cursor',
+      cursor_path_in_response: 'next',
+      cursor_name_in_request: 'after',
+      response_path: 'items',
+    },
+  },
   respond: (req: Received, res: ServerResponse) => {
     const after = Number(query(req).get('after') ?? 0);
     json(res, { items: [{ n: after * 2 }, { n: after * 2 + 1 }], next: after + 1 });
@@ -118,11 +189,28 @@ t.test('item and page caps stop an endless walk', async (t) => {
   const pages = await s.proxy('GET', '/events', { headers: { ...paginated, 'paginate-max-pages': '2' } });
   t.equal(pages.json.length, 4);
   const gatewayCap = await s.proxy('GET', '/events', { headers: paginated });
-  t.equal(gatewayCap.json.length, 8, 'the gateway\'s own page cap bounds a provider that never ends');
-  t.equal((await s.proxy('GET', '/events', { headers: { ...paginated, 'paginate-max-pages': '9' } })).status, 400, 'a page cap above the gateway\'s is refused');
-  t.equal((await s.proxy('GET', '/events', { headers: { 'paginate-max-items': '9' } })).status, 400, 'caps need Paginate: true');
-  const viaApi = await s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/events', paginate: { maxItems: 5 } });
-  t.same(viaApi.body, [0, 1, 2, 3, 4].map((n) => ({ n })));
+  t.equal(gatewayCap.json.length, 8, "the gateway's own page cap bounds a provider that never ends");
+  t.equal(
+    (await s.proxy('GET', '/events', { headers: { ...paginated, 'paginate-max-pages': '9' } })).status,
+    400,
+    "a page cap above the gateway's is refused",
+  );
+  t.equal(
+    (await s.proxy('GET', '/events', { headers: { 'paginate-max-items': '9' } })).status,
+    400,
+    'caps need Paginate: true',
+  );
+  const viaApi = await s.gw.gateway.proxy.request({
+    environment: 'dev',
+    providerConfigKey: 'fake',
+    connectionId: 'c1',
+    path: '/events',
+    paginate: { maxItems: 5 },
+  });
+  t.same(
+    viaApi.body,
+    [0, 1, 2, 3, 4].map((n) => ({ n })),
+  );
   t.same(viaApi.pagination, { pages: 3, items: 5, complete: false });
 });
 
@@ -150,7 +238,13 @@ t.test('a failing first page passes through; a failing later page cuts the respo
   const later = await s.proxy('GET', '/events', { headers: paginated }).catch((error: Error) => error);
   t.ok(later instanceof Error || later.json === undefined, 'a cut response is never a well-formed array');
   t.equal(calls, 4);
-  const viaApi = s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/events', paginate: true });
+  const viaApi = s.gw.gateway.proxy.request({
+    environment: 'dev',
+    providerConfigKey: 'fake',
+    connectionId: 'c1',
+    path: '/events',
+    paginate: true,
+  });
   await t.rejects(viaApi, { code: 'upstream_error', message: /page 3/ });
 });
 
@@ -161,7 +255,13 @@ t.test('a next link to another host is not followed', async (t) => {
     proxy: { paginate: { type: 'link', link_path_in_response_body: 'next', response_path: 'items' } },
     respond: (_req, res) => json(res, { items: all, next: `${other.url}/api/steal?token=x` }),
   });
-  const viaApi = s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path: '/things', paginate: true });
+  const viaApi = s.gw.gateway.proxy.request({
+    environment: 'dev',
+    providerConfigKey: 'fake',
+    connectionId: 'c1',
+    path: '/things',
+    paginate: true,
+  });
   await t.rejects(viaApi, { code: 'upstream_error', message: /leaves the provider/ });
   const viaRoute = await s.proxy('GET', '/things', { headers: paginated });
   t.equal(viaRoute.status, 502, 'refused on the first page, before any item went out: an error answer');
@@ -176,18 +276,32 @@ t.test('Paginate on a provider without pagination settings', async (t) => {
   t.match(res.json.error.message, 'proxy.paginate');
 });
 
-t.test('Harvest-style: account header from connection_config, items in the page\'s only array, next link in the body', async (t) => {
-  const s = await proxySetup(t, {
-    basePath: '/v2',
-    provider: { connection_configuration: ['account_id'] },
-    proxy: { headers: { 'Harvest-Account-Id': '${connection_config.account_id}' }, paginate: { type: 'link', link_path_in_response_body: 'links.next', limit_name_in_request: 'per_page' } },
-    connection: { connection_config: { account_id: '98765' } },
-    respond: (req, res) => {
-      const page = Number(query(req).get('page') ?? 1);
-      json(res, { users: all.slice((page - 1) * 3, page * 3), per_page: 3, total_pages: 2, links: { next: page < 2 ? `${s.provider.url}/v2/users?page=2&per_page=3` : null } });
-    },
-  });
-  const res = await s.proxy('GET', '/users?per_page=3', { headers: paginated });
-  t.same(res.json, all);
-  t.same(s.provider.received.map((r) => r.headers['harvest-account-id']), ['98765', '98765']);
-});
+t.test(
+  "Harvest-style: account header from connection_config, items in the page's only array, next link in the body",
+  async (t) => {
+    const s = await proxySetup(t, {
+      basePath: '/v2',
+      provider: { connection_configuration: ['account_id'] },
+      proxy: {
+        headers: { 'Harvest-Account-Id': '${connection_config.account_id}' },
+        paginate: { type: 'link', link_path_in_response_body: 'links.next', limit_name_in_request: 'per_page' },
+      },
+      connection: { connection_config: { account_id: '98765' } },
+      respond: (req, res) => {
+        const page = Number(query(req).get('page') ?? 1);
+        json(res, {
+          users: all.slice((page - 1) * 3, page * 3),
+          per_page: 3,
+          total_pages: 2,
+          links: { next: page < 2 ? `${s.provider.url}/v2/users?page=2&per_page=3` : null },
+        });
+      },
+    });
+    const res = await s.proxy('GET', '/users?per_page=3', { headers: paginated });
+    t.same(res.json, all);
+    t.same(
+      s.provider.received.map((r) => r.headers['harvest-account-id']),
+      ['98765', '98765'],
+    );
+  },
+);

@@ -7,7 +7,7 @@ import { apiKey, proxySetup } from './helpers.js';
 // A per-process random prefix and a counter (lib/http/request-id.ts).
 const generated = /^[0-9a-f]{16}-[0-9a-z]+$/;
 
-t.test('proxied answers carry the gateway\'s request id; a provider\'s own passes through', async (t) => {
+t.test("proxied answers carry the gateway's request id; a provider's own passes through", async (t) => {
   const { proxy } = await proxySetup(t, {
     respond: (req, res) => {
       if (req.url.endsWith('/own-id')) res.setHeader('x-request-id', 'provider-req-77');
@@ -21,21 +21,21 @@ t.test('proxied answers carry the gateway\'s request id; a provider\'s own passe
   const again = await proxy('GET', '/items');
   t.not(again.headers['x-request-id'], plain.headers['x-request-id'], 'each call gets its own');
   const echoed = await proxy('GET', '/items', { headers: { 'x-request-id': 'caller-trace.42' } });
-  t.equal(echoed.headers['x-request-id'], 'caller-trace.42', 'the caller\'s id, when well-formed, is echoed');
+  t.equal(echoed.headers['x-request-id'], 'caller-trace.42', "the caller's id, when well-formed, is echoed");
   const unsafe = await proxy('GET', '/items', { headers: { 'x-request-id': 'has spaces and ; semicolons' } });
   t.match(unsafe.headers['x-request-id'], generated, 'a malformed caller id is replaced');
   const own = await proxy('GET', '/own-id');
-  t.equal(own.headers['x-request-id'], 'provider-req-77', 'the provider\'s header is the provider\'s');
+  t.equal(own.headers['x-request-id'], 'provider-req-77', "the provider's header is the provider's");
   const refused = await proxy('GET', '/items', { headers: { 'provider-config-key': 'nope' } });
   t.equal(refused.status, 404);
   t.equal(refused.json.error.code, 'unknown_integration');
-  t.match(refused.headers['x-request-id'], generated, 'the gateway\'s own errors on the proxy path carry one too');
+  t.match(refused.headers['x-request-id'], generated, "the gateway's own errors on the proxy path carry one too");
   const paged = await proxy('GET', '/items', { headers: { paginate: 'true' } });
   t.equal(paged.status, 400, 'no pagination settings for this provider');
   t.match(paged.headers['x-request-id'], generated);
 });
 
-t.test('a proxied call is logged once its body has ended, with the provider\'s status', async (t) => {
+t.test("a proxied call is logged once its body has ended, with the provider's status", async (t) => {
   const lines: Record<string, unknown>[] = [];
   const { proxy } = await proxySetup(t, {
     gateway: { logger: createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line)) }) },
@@ -51,15 +51,21 @@ t.test('a proxied call is logged once its body has ended, with the provider\'s s
   await sleep(20);
   const logged = lines.filter((l) => l.msg === 'request' && l.path === '/proxy/slow');
   t.equal(logged.length, 1, 'one line');
-  t.equal(logged[0]?.status, 201, 'the provider\'s status');
-  t.ok((logged[0]?.duration_ms as number) >= 140, `the duration covers the whole body (${String(logged[0]?.duration_ms)} ms)`);
+  t.equal(logged[0]?.status, 201, "the provider's status");
+  t.ok(
+    (logged[0]?.duration_ms as number) >= 140,
+    `the duration covers the whole body (${String(logged[0]?.duration_ms)} ms)`,
+  );
   t.equal(logged[0]?.environment, 'dev');
   t.equal(logged[0]?.integration, 'fake', 'which integration');
   t.equal(logged[0]?.connection, 'c1', 'which connection');
   t.match(logged[0]?.provider_host, /^127\.0\.0\.1:\d+$/, 'which provider host');
   t.equal(logged[0]?.provider_status, 201, 'what the provider answered');
-  t.ok(typeof logged[0]?.upstream_ms === 'number' && (logged[0]?.upstream_ms as number) < (logged[0]?.duration_ms as number),
-    'the provider\'s time to answer (headers), within the whole call');
+  t.ok(
+    typeof logged[0]?.upstream_ms === 'number' &&
+      (logged[0]?.upstream_ms as number) < (logged[0]?.duration_ms as number),
+    "the provider's time to answer (headers), within the whole call",
+  );
   t.notMatch(JSON.stringify(lines), devKey, 'no secret key in any line');
   t.notMatch(JSON.stringify(lines), apiKey, 'no provider credential in any line');
 });
@@ -79,5 +85,9 @@ t.test('a logger without enabled() gets every request line; a silent one builds 
   const silent = createLogger({ level: 'silent' });
   t.equal(silent.enabled?.('error'), false, 'silent writes nothing');
   const warn = createLogger({ level: 'warn', write: () => {} });
-  t.same([warn.enabled?.('debug'), warn.enabled?.('info'), warn.enabled?.('warn'), warn.enabled?.('error')], [false, false, true, true], 'levels at and above the threshold');
+  t.same(
+    [warn.enabled?.('debug'), warn.enabled?.('info'), warn.enabled?.('warn'), warn.enabled?.('error')],
+    [false, false, true, true],
+    'levels at and above the threshold',
+  );
 });

@@ -49,13 +49,21 @@ t.test('nothing in the path or query moves a request off the provider (SSRF corp
     t.equal(res.json?.error?.code, 'unsafe_proxy_target', `${label}: unsafe_proxy_target`);
   }
   // Request lines no HTTP client produces: raw control characters, a fragment, a space.
-  for (const [label, line] of [['raw control character', '/proxy/v1/\x01x'], ['raw fragment', '/proxy/v1/x#@evil'], ['raw tab', '/proxy/v1/\tx']]) {
+  for (const [label, line] of [
+    ['raw control character', '/proxy/v1/\x01x'],
+    ['raw fragment', '/proxy/v1/x#@evil'],
+    ['raw tab', '/proxy/v1/\tx'],
+  ]) {
     const res = await rawStatus(s.gw.url, `GET ${line} HTTP/1.1\r\nHost: x\r\n${control}Connection: close\r\n\r\n`);
     t.equal(res.status, 400, `${label}: 400`);
   }
   const viaApi = [`http://${at}/x`, `//${at}/x`, '/v1/../../admin', `/v1?x=%0a`];
   for (const path of viaApi) {
-    await t.rejects(s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path }), { code: 'unsafe_proxy_target' }, `programmatic API: ${path}`);
+    await t.rejects(
+      s.gw.gateway.proxy.request({ environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', path }),
+      { code: 'unsafe_proxy_target' },
+      `programmatic API: ${path}`,
+    );
   }
   t.equal(s.provider.received.length, 0, 'the provider received none of them');
   t.equal(evil.received.length, 0, 'the other host received none of them');
@@ -83,24 +91,74 @@ t.test('connection_config values that fill the base URL or headers must be safe'
   const s = await proxySetup(t, {
     basePath: '/tenants/${connection_config.tenant}',
     provider: { connection_configuration: ['tenant', 'account'] },
-    proxy: { headers: { 'X-Account-Id': '${connection_config.account}' }, query: { tenant_hint: '${connection_config.tenant}' } },
+    proxy: {
+      headers: { 'X-Account-Id': '${connection_config.account}' },
+      query: { tenant_hint: '${connection_config.tenant}' },
+    },
     connection: { connection_config: { tenant: 'acme-01', account: '12345' } },
   });
   const ok = await s.proxy('GET', '/v1/x?a=1');
   t.equal(ok.status, 200);
-  t.equal(s.provider.received[0]?.url, '/tenants/acme-01/v1/x?a=1&tenant_hint=acme-01', 'the tenant fills the base path and the static query');
+  t.equal(
+    s.provider.received[0]?.url,
+    '/tenants/acme-01/v1/x?a=1&tenant_hint=acme-01',
+    'the tenant fills the base path and the static query',
+  );
   t.equal(s.provider.received[0]?.headers['x-account-id'], '12345', 'the account fills the static header');
 
-  const bad = ['..', '.', '../admin', 'x/../../admin', `a@127.0.0.1:1`, '%2e%2e', 'a?b=1', 'a#b', 'a\\b', 'a\r\nX-Evil: 1', 'a b', '.hidden', 'trailing.'];
+  const bad = [
+    '..',
+    '.',
+    '../admin',
+    'x/../../admin',
+    `a@127.0.0.1:1`,
+    '%2e%2e',
+    'a?b=1',
+    'a#b',
+    'a\\b',
+    'a\r\nX-Evil: 1',
+    'a b',
+    '.hidden',
+    'trailing.',
+  ];
   for (const tenant of bad) {
-    await s.gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' }, connection_config: { tenant, account: '1' } } });
+    await s.gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'fake',
+        connection_id: 'c1',
+        credentials: { type: 'API_KEY', apiKey: 'k' },
+        connection_config: { tenant, account: '1' },
+      },
+    });
     const res = await s.proxy('GET', '/v1/x');
     t.equal(res.status, 400, `tenant ${JSON.stringify(tenant)}: 400`);
-    t.equal(res.json.error.code, 'invalid_connection_config', `tenant ${JSON.stringify(tenant)}: invalid_connection_config`);
+    t.equal(
+      res.json.error.code,
+      'invalid_connection_config',
+      `tenant ${JSON.stringify(tenant)}: invalid_connection_config`,
+    );
   }
-  await s.gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' }, connection_config: { tenant: 'ok', account: '1\r\nX-Evil: 1' } } });
-  t.equal((await s.proxy('GET', '/v1/x')).json.error.code, 'invalid_connection_config', 'a header value cannot smuggle a header');
-  await s.gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' }, connection_config: { account: '1' } } });
+  await s.gw.call('POST', '/connections', {
+    body: {
+      provider_config_key: 'fake',
+      connection_id: 'c1',
+      credentials: { type: 'API_KEY', apiKey: 'k' },
+      connection_config: { tenant: 'ok', account: '1\r\nX-Evil: 1' },
+    },
+  });
+  t.equal(
+    (await s.proxy('GET', '/v1/x')).json.error.code,
+    'invalid_connection_config',
+    'a header value cannot smuggle a header',
+  );
+  await s.gw.call('POST', '/connections', {
+    body: {
+      provider_config_key: 'fake',
+      connection_id: 'c1',
+      credentials: { type: 'API_KEY', apiKey: 'k' },
+      connection_config: { account: '1' },
+    },
+  });
   const missing = await s.proxy('GET', '/v1/x');
   t.equal(missing.status, 400);
   t.equal(missing.json.error.code, 'missing_connection_config');
@@ -108,14 +166,21 @@ t.test('connection_config values that fill the base URL or headers must be safe'
   t.equal(s.provider.received.length, 1, 'only the safe call reached the provider');
 });
 
-t.test('a subdomain template only ever adds labels in front of the provider\'s domain', async (t) => {
+t.test("a subdomain template only ever adds labels in front of the provider's domain", async (t) => {
   const s = await proxySetup(t, {
     baseUrl: 'https://${connection_config.subdomain}.example.com/api',
     provider: { connection_configuration: ['subdomain'] },
     connection: { connection_config: { subdomain: 'evil.com#' } },
   });
   for (const subdomain of ['evil.com#', 'evil.com/', '127.0.0.1:80@x', 'a..b', 'x\\y', 'evil.com?', '[::1]']) {
-    await s.gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'k' }, connection_config: { subdomain } } });
+    await s.gw.call('POST', '/connections', {
+      body: {
+        provider_config_key: 'fake',
+        connection_id: 'c1',
+        credentials: { type: 'API_KEY', apiKey: 'k' },
+        connection_config: { subdomain },
+      },
+    });
     const res = await s.proxy('GET', '/v1/x');
     t.equal(res.status, 400, `subdomain ${JSON.stringify(subdomain)}: 400`);
     t.equal(res.json.error.code, 'invalid_connection_config');

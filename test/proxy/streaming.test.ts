@@ -20,19 +20,26 @@ async function setup(t: Test, handler: (req: IncomingMessage, res: ServerRespons
   const gw = await startGateway(t, { providers: [providerEntry('fake-api', provider.url)] });
   t.teardown(() => provider.close());
   await gw.call('POST', '/integrations', { body: { unique_key: 'fake', provider: 'fake-api' } });
-  await gw.call('POST', '/connections', { body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey } } });
-  const { port } = new URL(gw.url);
-  const open = (method: string, path: string, headers: Record<string, string> = {}) => httpRequest({
-    host: '127.0.0.1', port, method, path: `/proxy${path}`,
-    headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1', ...headers },
+  await gw.call('POST', '/connections', {
+    body: { provider_config_key: 'fake', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey } },
   });
+  const { port } = new URL(gw.url);
+  const open = (method: string, path: string, headers: Record<string, string> = {}) =>
+    httpRequest({
+      host: '127.0.0.1',
+      port,
+      method,
+      path: `/proxy${path}`,
+      headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1', ...headers },
+    });
   return { open };
 }
 
-const responseOf = (req: ClientRequest) => new Promise<IncomingMessage>((resolve, reject) => {
-  req.on('response', resolve);
-  req.on('error', reject);
-});
+const responseOf = (req: ClientRequest) =>
+  new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+  });
 
 async function hashStream(stream: AsyncIterable<Buffer>) {
   const hash = createHash('sha256');
@@ -62,20 +69,39 @@ t.test('uploads stream byte for byte, with a length or chunked, any content type
   const { open } = await setup(t, async (req, res) => {
     const { digest, size } = await hashStream(req);
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ digest, size, type: req.headers['content-type'], length: req.headers['content-length'] ?? null, chunked: req.headers['transfer-encoding'] ?? null }));
+    res.end(
+      JSON.stringify({
+        digest,
+        size,
+        type: req.headers['content-type'],
+        length: req.headers['content-length'] ?? null,
+        chunked: req.headers['transfer-encoding'] ?? null,
+      }),
+    );
   });
   const expected = digestOf(48);
-  const sized = open('PUT', '/upload', { 'content-type': 'application/octet-stream', 'content-length': String(48 * mib) });
+  const sized = open('PUT', '/upload', {
+    'content-type': 'application/octet-stream',
+    'content-length': String(48 * mib),
+  });
   const sizedResponse = responseOf(sized);
   await writeBlocks(sized, 48);
   const sizedBody = await jsonOf(await sizedResponse);
-  t.same(sizedBody, { digest: expected, size: 48 * mib, type: 'application/octet-stream', length: String(48 * mib), chunked: null }, 'a 48 MiB upload with a length arrives intact, length kept');
+  t.same(
+    sizedBody,
+    { digest: expected, size: 48 * mib, type: 'application/octet-stream', length: String(48 * mib), chunked: null },
+    'a 48 MiB upload with a length arrives intact, length kept',
+  );
 
   const chunked = open('POST', '/upload', { 'content-type': 'image/png' });
   const chunkedResponse = responseOf(chunked);
   await writeBlocks(chunked, 48);
   const chunkedBody = await jsonOf(await chunkedResponse);
-  t.same(chunkedBody, { digest: expected, size: 48 * mib, type: 'image/png', length: null, chunked: 'chunked' }, 'a chunked 48 MiB upload arrives intact, still chunked');
+  t.same(
+    chunkedBody,
+    { digest: expected, size: 48 * mib, type: 'image/png', length: null, chunked: 'chunked' },
+    'a chunked 48 MiB upload arrives intact, still chunked',
+  );
 
   const deleted = open('DELETE', '/upload', { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
   const deletedResponse = responseOf(deleted);
@@ -98,16 +124,24 @@ t.test('downloads stream byte for byte, with a length or chunked', async (t) => 
     req.end();
     const res = await responseOf(req);
     t.equal(res.headers['content-type'], 'application/zip');
-    t.equal(res.headers['content-length'], kind === 'sized' ? String(64 * mib) : undefined, `${kind}: the length is the provider's`);
+    t.equal(
+      res.headers['content-length'],
+      kind === 'sized' ? String(64 * mib) : undefined,
+      `${kind}: the length is the provider's`,
+    );
     t.same(await hashStream(res), { digest: expected, size: 64 * mib }, `${kind}: 64 MiB arrive intact`);
   }
 });
 
 t.test('bytes flow before either body is complete (nothing is buffered)', async (t) => {
   let providerGotFirst!: () => void;
-  const firstArrived = new Promise<void>((resolve) => { providerGotFirst = resolve; });
+  const firstArrived = new Promise<void>((resolve) => {
+    providerGotFirst = resolve;
+  });
   let clientGotFirst!: () => void;
-  const firstReturned = new Promise<void>((resolve) => { clientGotFirst = resolve; });
+  const firstReturned = new Promise<void>((resolve) => {
+    clientGotFirst = resolve;
+  });
   let providerFinished = false;
   const { open } = await setup(t, (req, res) => {
     req.once('data', () => providerGotFirst());
@@ -115,7 +149,9 @@ t.test('bytes flow before either body is complete (nothing is buffered)', async 
     res.write('first ');
     // The rest only comes once the caller has read the first part through the gateway.
     void firstReturned.then(async () => {
-      for await (const _ of req) { /* drain the upload */ }
+      for await (const _ of req) {
+        /* drain the upload */
+      }
       providerFinished = true;
       res.end('second');
     });
@@ -158,17 +194,22 @@ t.test('a caller who reads slowly slows the provider down: the gateway does not 
   t.same(await hashStream(res), { digest: digestOf(total), size: total * mib }, 'then every byte arrives, intact');
 });
 
-t.test('a provider that reads slowly slows the caller\'s upload down: the gateway does not hold the body', async (t) => {
+t.test("a provider that reads slowly slows the caller's upload down: the gateway does not hold the body", async (t) => {
   const total = 256;
   let startReading!: () => void;
-  const reading = new Promise<void>((resolve) => { startReading = resolve; });
+  const reading = new Promise<void>((resolve) => {
+    startReading = resolve;
+  });
   const { open } = await setup(t, async (req, res) => {
     await reading;
     const got = await hashStream(req);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(got));
   });
-  const req = open('POST', '/upload/slow-reader', { 'content-type': 'application/octet-stream', 'content-length': String(total * mib) });
+  const req = open('POST', '/upload/slow-reader', {
+    'content-type': 'application/octet-stream',
+    'content-length': String(total * mib),
+  });
   let sent = 0;
   const writing = (async () => {
     for (let i = 0; i < total; i++) {
@@ -184,5 +225,9 @@ t.test('a provider that reads slowly slows the caller\'s upload down: the gatewa
   startReading();
   await writing;
   req.end();
-  t.same(await jsonOf(await responseOf(req)), { digest: digestOf(total), size: total * mib }, 'then every byte arrives, intact');
+  t.same(
+    await jsonOf(await responseOf(req)),
+    { digest: digestOf(total), size: total * mib },
+    'then every byte arrives, intact',
+  );
 });

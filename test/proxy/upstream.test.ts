@@ -16,9 +16,13 @@ t.test('a provider that refuses the connection: 502 upstream_unreachable', async
 
 t.test('a provider that does not answer in time: 504 upstream_timeout, and its request is dropped', async (t) => {
   let closed!: () => void;
-  const providerSawClose = new Promise<void>((resolve) => { closed = resolve; });
+  const providerSawClose = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
   const s = await proxySetup(t, {
-    respond: (_req, res) => { res.on('close', () => closed()); },
+    respond: (_req, res) => {
+      res.on('close', () => closed());
+    },
     gateway: { proxy: { timeoutMs: 300 } },
   });
   const res = await s.proxy('GET', '/v1/slow');
@@ -29,14 +33,18 @@ t.test('a provider that does not answer in time: 504 upstream_timeout, and its r
 });
 
 t.test('a provider that drops the connection before answering: 502 upstream_error', async (t) => {
-  const s = await proxySetup(t, { respond: (_req, res) => { res.socket?.destroy(); } });
+  const s = await proxySetup(t, {
+    respond: (_req, res) => {
+      res.socket?.destroy();
+    },
+  });
   const res = await s.proxy('GET', '/v1/x');
   t.equal(res.status, 502);
   t.equal(res.json.error.code, 'upstream_error');
   t.equal(s.provider.received.length, 1, 'not retried without Retries');
 });
 
-t.test('a provider that cuts its body short: the caller\'s response is cut short too', async (t) => {
+t.test("a provider that cuts its body short: the caller's response is cut short too", async (t) => {
   const s = await proxySetup(t, {
     respond: (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
@@ -46,13 +54,21 @@ t.test('a provider that cuts its body short: the caller\'s response is cut short
   });
   const { port } = new URL(s.gw.url);
   const outcome = await new Promise<string>((resolve) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/proxy/v1/x', headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1' } }, (res) => {
-      t.equal(res.statusCode, 200, 'the status was already sent');
-      res.on('data', () => {});
-      res.on('end', () => resolve('complete'));
-      res.on('aborted', () => resolve('aborted'));
-      res.on('error', () => resolve('aborted'));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/proxy/v1/x',
+        headers: { authorization: `Bearer ${devKey}`, 'provider-config-key': 'fake', 'connection-id': 'c1' },
+      },
+      (res) => {
+        t.equal(res.statusCode, 200, 'the status was already sent');
+        res.on('data', () => {});
+        res.on('end', () => resolve('complete'));
+        res.on('aborted', () => resolve('aborted'));
+        res.on('error', () => resolve('aborted'));
+      },
+    );
     req.on('error', () => resolve('aborted'));
     req.end();
   });

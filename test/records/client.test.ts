@@ -14,9 +14,16 @@ t.test('listRecords and recordPages through the Node client', async (t) => {
   const gw = await startGateway(t);
   const portico = createPorticoClient({ baseUrl: gw.url, secretKey: devKey });
   await portico.createIntegration({ unique_key: 'stripe', provider: 'stripe' });
-  await portico.importConnection({ provider_config_key: 'stripe', connection_id: 'acme', credentials: { type: 'API_KEY', apiKey: 'sk_1' } });
+  await portico.importConnection({
+    provider_config_key: 'stripe',
+    connection_id: 'acme',
+    credentials: { type: 'API_KEY', apiKey: 'sk_1' },
+  });
   const ref = { environment: 'dev', providerConfigKey: 'stripe', connectionId: 'acme', model: 'Invoice' };
-  await gw.gateway.records.saveBatch(ref, Array.from({ length: 23 }, (_, i) => ({ id: `in_${i}`, amount: i * 100 })));
+  await gw.gateway.records.saveBatch(
+    ref,
+    Array.from({ length: 23 }, (_, i) => ({ id: `in_${i}`, amount: i * 100 })),
+  );
   const where = { providerConfigKey: 'stripe', connectionId: 'acme', model: 'Invoice' };
 
   const first = await portico.listRecords<{ amount: number }>({ ...where, limit: 10 });
@@ -36,8 +43,15 @@ t.test('listRecords and recordPages through the Node client', async (t) => {
   const resume = first.records[9]!._service_metadata.cursor;
   await gw.gateway.records.deleteBatch(ref, ['in_2']);
   const deleted = await portico.listRecords({ ...where, cursor: resume, filter: ['deleted', 'updated'] });
-  t.same(deleted.records.map((r) => r.id), ['in_2'], 'filter as an array becomes the comma union');
-  t.same((await portico.listRecords({ ...where, ids: ['in_1', 'in_5'] })).records.map((r) => r.id), ['in_1', 'in_5']);
+  t.same(
+    deleted.records.map((r) => r.id),
+    ['in_2'],
+    'filter as an array becomes the comma union',
+  );
+  t.same(
+    (await portico.listRecords({ ...where, ids: ['in_1', 'in_5'] })).records.map((r) => r.id),
+    ['in_1', 'in_5'],
+  );
   t.equal((await portico.listRecords({ ...where, modifiedAfter: new Date(Date.now() + 60_000) })).records.length, 0);
 
   const error = await portico.listRecords({ ...where, limit: 5000 }).catch((e: unknown) => e);

@@ -20,7 +20,11 @@ export async function openStore(t: Tap, makeStorage: MakeStorage) {
 }
 
 export const refOf = (overrides: Partial<StreamRef> = {}): StreamRef => ({
-  environment: 'dev', providerConfigKey: 'github', connectionId: 'conn-1', model: 'Issue', ...overrides,
+  environment: 'dev',
+  providerConfigKey: 'github',
+  connectionId: 'conn-1',
+  model: 'Issue',
+  ...overrides,
 });
 
 /** Reads a page or fails the test on a cursor problem. */
@@ -46,7 +50,8 @@ export async function readAll(store: RecordStore, ref: StreamRef, options: Param
 
 /** next_cursor is always the cursor of the page's last record. */
 function assertCursorIsLast(p: { records: { _service_metadata: { cursor: string } }[]; next_cursor: string | null }) {
-  if (p.next_cursor !== p.records.at(-1)?._service_metadata.cursor) throw new Error('next_cursor is not the last record\'s cursor');
+  if (p.next_cursor !== p.records.at(-1)?._service_metadata.cursor)
+    throw new Error("next_cursor is not the last record's cursor");
 }
 
 export const ids = (records: readonly Record<string, any>[]) => records.map((r) => r.id);

@@ -47,11 +47,25 @@ t.test('a write that fails after the log, before the records, loses nothing', as
   t.same(ids(now.records), ids(many(10)), 'readers still see every record, in its previous version');
   t.ok(now.records.every((r) => r.v === undefined));
 
-  t.same(await store.saveBatch(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]), { added: 2, updated: 3, unchanged: 0 }, 'the retry applies');
+  t.same(
+    await store.saveBatch(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]),
+    { added: 2, updated: 3, unchanged: 0 },
+    'the retry applies',
+  );
   const after = await readAll(store, ref);
   t.equal(after.records.length, 12);
-  t.same(ids((await page(store, ref, { cursor: now.last })).records), ['r000000', 'r000001', 'r000002', 'r000100', 'r000101']);
-  t.equal(new Set(after.records.map((r) => r._service_metadata.cursor)).size, 12, 'no sequence number was handed out twice');
+  t.same(ids((await page(store, ref, { cursor: now.last })).records), [
+    'r000000',
+    'r000001',
+    'r000002',
+    'r000100',
+    'r000101',
+  ]);
+  t.equal(
+    new Set(after.records.map((r) => r._service_metadata.cursor)).size,
+    12,
+    'no sequence number was handed out twice',
+  );
 });
 
 t.test('a write that fails before its commit becomes visible at the next write, or on compact()', async (t) => {

@@ -12,7 +12,6 @@ const freshPrefix = () => `${prefix}${storages++}:`;
 if (await requireRedis(t)) {
   t.teardown(removeKeys);
   await runRecordStoreContract(t, 'redis', () => createRedisStorage({ url: redisUrl, prefix: freshPrefix() }));
-
 }
 
 function removeKeys() {

@@ -25,8 +25,14 @@ t.test('records and cursors survive a restart (close and reopen the file)', asyn
     await second.close();
   });
   t.equal((await readAll(after, ref)).records.length, 20);
-  t.same(await after.saveBatch(ref, [...many(1, 5, { changed: true }), ...many(1, 100)]), { added: 1, updated: 1, unchanged: 0 },
-    'change detection works against what the previous process stored');
-  t.same((await page(after, ref, { cursor: last })).records.map((r) => r.id), ['r000005', 'r000100'],
-    'a cursor from before the restart resumes exactly, and new changes come after it');
+  t.same(
+    await after.saveBatch(ref, [...many(1, 5, { changed: true }), ...many(1, 100)]),
+    { added: 1, updated: 1, unchanged: 0 },
+    'change detection works against what the previous process stored',
+  );
+  t.same(
+    (await page(after, ref, { cursor: last })).records.map((r) => r.id),
+    ['r000005', 'r000100'],
+    'a cursor from before the restart resumes exactly, and new changes come after it',
+  );
 });

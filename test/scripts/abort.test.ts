@@ -8,10 +8,27 @@ t.test('a proxied call still in flight when its run times out is cancelled at th
   let answered = false;
   const s = await scriptSetup(t, {
     // The provider never answers; it only notices when the gateway gives up on the request.
-    respond: (_req, res) => { res.on('close', () => { if (!res.writableEnded) cancelled = true; }); setTimeout(() => { answered = true; res.end('{}'); }, 60_000).unref(); },
+    respond: (_req, res) => {
+      res.on('close', () => {
+        if (!res.writableEnded) cancelled = true;
+      });
+      setTimeout(() => {
+        answered = true;
+        res.end('{}');
+      }, 60_000).unref();
+    },
     scripts: {
       actionTimeoutMs: 2_000,
-      modules: [{ file: writeScript(dir, 'hang.mjs', `export default createAction({ input: z.object({}), output: z.object({}), exec: async (s) => { await s.get({ endpoint: '/slow' }); return {}; } });`), integrations: ['fake'] }],
+      modules: [
+        {
+          file: writeScript(
+            dir,
+            'hang.mjs',
+            `export default createAction({ input: z.object({}), output: z.object({}), exec: async (s) => { await s.get({ endpoint: '/slow' }); return {}; } });`,
+          ),
+          integrations: ['fake'],
+        },
+      ],
     },
   });
   const run = await s.action('hang', {});

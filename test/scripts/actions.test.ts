@@ -7,35 +7,51 @@ const mb = 1024 * 1024;
 
 async function setup(t: Test): Promise<ScriptSetup> {
   const dir = t.testdir({});
-  const file = (name: string, body: string) => ({ file: writeScript(dir, `${name}.mjs`, body), integrations: ['fake'] });
+  const file = (name: string, body: string) => ({
+    file: writeScript(dir, `${name}.mjs`, body),
+    integrations: ['fake'],
+  });
   return scriptSetup(t, {
     respond: async (req, res) => {
-      if (req.method === 'POST' && req.url === '/api/issues') return json(res, { id: 'iss-1', ...JSON.parse(req.body.toString('utf8')) }, 201);
+      if (req.method === 'POST' && req.url === '/api/issues')
+        return json(res, { id: 'iss-1', ...JSON.parse(req.body.toString('utf8')) }, 201);
       json(res, { error: 'nope' }, 404);
     },
     scripts: {
       actionTimeoutMs: 20_000,
       modules: [
-        file('create-issue', `export default createAction({
+        file(
+          'create-issue',
+          `export default createAction({
           input: z.object({ title: z.string().min(1), labels: z.array(z.string()).default([]) }),
           output: z.object({ id: z.string(), title: z.string() }),
           exec: async (service, input) => {
             const { data } = await service.post({ endpoint: '/issues', data: { title: input.title, labels: input.labels } });
             return { id: data.id, title: data.title };
           },
-        });`),
-        file('big', `export default createAction({
+        });`,
+        ),
+        file(
+          'big',
+          `export default createAction({
           input: z.object({ bytes: z.number().int() }), output: z.object({ blob: z.string() }),
           exec: async (service, input) => ({ blob: 'x'.repeat(input.bytes) }),
-        });`),
-        file('refuse', `export default createAction({
+        });`,
+        ),
+        file(
+          'refuse',
+          `export default createAction({
           input: z.object({}), output: z.object({}),
           exec: async () => { throw new ActionError({ reason: 'quota_exceeded', retry_in: 60 }, 'The provider quota is used up.'); },
-        });`),
-        file('missing', `export default createAction({
+        });`,
+        ),
+        file(
+          'missing',
+          `export default createAction({
           input: z.object({}), output: z.object({ id: z.string() }),
           exec: async (service) => { await service.get({ endpoint: '/nothing-here' }); return { id: 'never' }; },
-        });`),
+        });`,
+        ),
       ],
     },
   });
@@ -48,7 +64,11 @@ t.test('sync mode answers the output; the provider got the call with credentials
   t.same(res.json, { id: 'iss-1', title: 'Broken build' });
   t.match(res.headers.get('x-run-id'), /^[0-9a-f-]{36}$/);
   const sent = s.provider.received.find((r) => r.method === 'POST');
-  t.same(JSON.parse(String(sent?.body)), { title: 'Broken build', labels: [] }, 'the schema\'s default was applied before exec');
+  t.same(
+    JSON.parse(String(sent?.body)),
+    { title: 'Broken build', labels: [] },
+    "the schema's default was applied before exec",
+  );
   t.match(sent?.headers.authorization, /^Bearer sk_fake/);
 });
 
@@ -62,7 +82,10 @@ t.test('input that fails the schema is a 400 naming the field, and nothing reach
   t.equal(s.provider.received.length, 0);
   const unknown = await s.action('no-such-action', {});
   t.match(unknown, { status: 404, json: { error: { code: 'unknown_script' } } });
-  const noHeader = await s.gw.call('POST', '/action/trigger', { headers: { 'provider-config-key': 'fake' }, body: { action_name: 'create-issue', input: {} } });
+  const noHeader = await s.gw.call('POST', '/action/trigger', {
+    headers: { 'provider-config-key': 'fake' },
+    body: { action_name: 'create-issue', input: {} },
+  });
   t.match(noHeader, { status: 400, json: { error: { code: 'missing_connection_id' } } });
   const otherConnection = await s.action('create-issue', { title: 'x' }, { 'connection-id': 'nobody' });
   t.match(otherConnection, { status: 404, json: { error: { code: 'unknown_connection' } } });
@@ -78,10 +101,28 @@ t.test('async mode: 202 with an id and a status URL, the result under GET /actio
     const r = await s.gw.call('GET', `/action/${res.json.id}`);
     return r.json.data.status === 'succeeded' ? r : undefined;
   }, 'the async action');
-  t.match(done.json.data, { id: res.json.id, action_name: 'create-issue', connection_id: 'c1', provider_config_key: 'fake', status: 'succeeded', output: { id: 'iss-1', title: 'Later' }, error: null });
+  t.match(done.json.data, {
+    id: res.json.id,
+    action_name: 'create-issue',
+    connection_id: 'c1',
+    provider_config_key: 'fake',
+    status: 'succeeded',
+    output: { id: 'iss-1', title: 'Later' },
+    error: null,
+  });
   const hook = await waitFor(() => s.webhooks().find((w) => w.type === 'action'), 'the action webhook');
-  t.match(hook, { type: 'action', action_id: res.json.id, action_name: 'create-issue', connection_id: 'c1', success: true, output: { id: 'iss-1' } });
-  t.match(await s.gw.call('GET', '/action/not-an-id'), { status: 404, json: { error: { code: 'unknown_action_run' } } });
+  t.match(hook, {
+    type: 'action',
+    action_id: res.json.id,
+    action_name: 'create-issue',
+    connection_id: 'c1',
+    success: true,
+    output: { id: 'iss-1' },
+  });
+  t.match(await s.gw.call('GET', '/action/not-an-id'), {
+    status: 404,
+    json: { error: { code: 'unknown_action_run' } },
+  });
   const asProd = await s.gw.call('GET', `/action/${res.json.id}`, { key: 'sk_test_prod_0123456789abcdef' });
   t.equal(asProd.status, 404, 'another environment does not see the result');
 });
@@ -109,7 +150,11 @@ t.test('a typed ActionError reaches the caller with its payload; a provider erro
   const s = await setup(t);
   const refused = await s.action('refuse', {});
   t.equal(refused.status, 500);
-  t.match(refused.json.error, { code: 'action_failed', message: 'The provider quota is used up.', payload: { reason: 'quota_exceeded', retry_in: 60 } });
+  t.match(refused.json.error, {
+    code: 'action_failed',
+    message: 'The provider quota is used up.',
+    payload: { reason: 'quota_exceeded', retry_in: 60 },
+  });
   const missing = await s.action('missing', {});
   t.match(missing.json.error, { code: 'action_failed', message: /provider answered 404 to \/nothing-here/ });
 });

@@ -52,28 +52,63 @@ const top = await probe();
 
 /** What every probe must have met, whatever the store. */
 export const refusals = [
-  'env={}', 'store=ERR_ACCESS_DENIED', 'keyfile=ERR_ACCESS_DENIED', 'proc=ERR_ACCESS_DENIED', 'write=ERR_ACCESS_DENIED',
-  'spawn=ERR_ACCESS_DENIED', 'worker=ERR_ACCESS_DENIED', 'binding=ERR_ACCESS_DENIED', 'admin=401',
+  'env={}',
+  'store=ERR_ACCESS_DENIED',
+  'keyfile=ERR_ACCESS_DENIED',
+  'proc=ERR_ACCESS_DENIED',
+  'write=ERR_ACCESS_DENIED',
+  'spawn=ERR_ACCESS_DENIED',
+  'worker=ERR_ACCESS_DENIED',
+  'binding=ERR_ACCESS_DENIED',
+  'admin=401',
 ];
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
-});
 
 /** A Redis of the test's own on 127.0.0.1, requiring a password, as a production Redis must. */
 export async function passwordRedis(t: Test, dir: string, password: string): Promise<number> {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  t.teardown(() => { server.kill('SIGKILL'); });
-  await waitFor(() => new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  }), 'the password Redis to listen', 15_000);
+  const server = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--requirepass',
+      password,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  );
+  t.teardown(() => {
+    server.kill('SIGKILL');
+  });
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      }),
+    'the password Redis to listen',
+    15_000,
+  );
   return port;
 }

@@ -17,7 +17,12 @@ export function bundleScript(body: string): string {
   const header = `import { z } from 'zod';\nimport { createSync, createAction, createOnEvent, ActionError } from ${JSON.stringify(fileURLToPath(defineUrl))};\n`;
   const result = buildSync({
     stdin: { contents: header + body, resolveDir: root, sourcefile: 'script.ts', loader: 'ts' },
-    bundle: true, format: 'esm', platform: 'node', target: 'node20', write: false, logLevel: 'silent',
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
   });
   return result.outputFiles[0]?.text ?? '';
 }

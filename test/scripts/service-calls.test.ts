@@ -13,24 +13,58 @@ import type { SyncStateStore } from '../../lib/scripts/state/sync-state.js';
  * skipped the gateway's proxy rules. Both now implement the same ports under one dispatcher.
  */
 const scope = { environment: 'dev', providerConfigKey: 'crm', connectionId: 'c1' };
-const unused = new Proxy({}, { get: (_t, name) => { throw new Error(`unexpected use of ${String(name)}`); } });
+const unused = new Proxy(
+  {},
+  {
+    get: (_t, name) => {
+      throw new Error(`unexpected use of ${String(name)}`);
+    },
+  },
+);
 
 function gatewayCalls(kind: 'sync' | 'action') {
-  const notCalled = async () => { throw new Error('the host was called'); };
+  const notCalled = async () => {
+    throw new Error('the host was called');
+  };
   const records = { batchSave: notCalled, batchUpdate: notCalled, batchDelete: notCalled };
   const host = { records, proxyRequest: notCalled, emit: notCalled } as unknown as ScriptHost;
-  const sync = kind === 'sync'
-    ? { target: { ...scope, sync: 's' }, states: unused as SyncStateStore, models: ['Doc'], mode: 'incremental' as const, counts: {} }
-    : undefined;
-  return createCallHandler({ host, connections: unused as ConnectionService }, scope, sync, new AbortController().signal);
+  const sync =
+    kind === 'sync'
+      ? {
+          target: { ...scope, sync: 's' },
+          states: unused as SyncStateStore,
+          models: ['Doc'],
+          mode: 'incremental' as const,
+          counts: {},
+        }
+      : undefined;
+  return createCallHandler(
+    { host, connections: unused as ConnectionService },
+    scope,
+    sync,
+    new AbortController().signal,
+  );
 }
 
 function dryRunCalls(kind: 'sync' | 'action') {
-  const state: DryRunState = { metadata: {}, metadataWrites: [], checkpoint: { since: '1' }, checkpointSaved: false, mode: kind === 'sync' ? 'incremental' : undefined, proxyCalls: 0 };
+  const state: DryRunState = {
+    metadata: {},
+    metadataWrites: [],
+    checkpoint: { since: '1' },
+    checkpointSaved: false,
+    mode: kind === 'sync' ? 'incremental' : undefined,
+    proxyCalls: 0,
+  };
   const client = unused as PorticoClient;
   return createDryRunCalls({
-    client, environment: 'dry-run', providerConfigKey: 'crm', connectionId: 'c1', records: createRecordTracker(client, scope),
-    fixtures: undefined, state, models: kind === 'sync' ? ['Doc'] : undefined,
+    client,
+    environment: 'dry-run',
+    providerConfigKey: 'crm',
+    connectionId: 'c1',
+    records: createRecordTracker(client, scope),
+    fixtures: undefined,
+    state,
+    models: kind === 'sync' ? ['Doc'] : undefined,
   });
 }
 

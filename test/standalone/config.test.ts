@@ -24,15 +24,45 @@ t.test('defaults: sqlite under ./data, port 3003, one environment "dev" without 
 });
 
 t.test('every bad variable is listed at once', async (t) => {
-  const problems = problemsOf({ SERVICE_PORT: 'abc', SERVICE_ENCRYPTION_KEY: 'short', SERVICE_STORE_URL: 'mysql://x', SERVICE_BASE_URL: 'ftp://x', SERVICE_LOG_LEVEL: 'loud', SERVICE_SECRET_KEY: 'tiny', SERVICE_METRICS_TOKEN: 'short' });
-  for (const name of ['SERVICE_PORT', 'SERVICE_ENCRYPTION_KEY', 'SERVICE_STORE_URL', 'SERVICE_BASE_URL', 'SERVICE_LOG_LEVEL', 'SERVICE_SECRET_KEY', 'SERVICE_METRICS_TOKEN']) {
+  const problems = problemsOf({
+    SERVICE_PORT: 'abc',
+    SERVICE_ENCRYPTION_KEY: 'short',
+    SERVICE_STORE_URL: 'mysql://x',
+    SERVICE_BASE_URL: 'ftp://x',
+    SERVICE_LOG_LEVEL: 'loud',
+    SERVICE_SECRET_KEY: 'tiny',
+    SERVICE_METRICS_TOKEN: 'short',
+  });
+  for (const name of [
+    'SERVICE_PORT',
+    'SERVICE_ENCRYPTION_KEY',
+    'SERVICE_STORE_URL',
+    'SERVICE_BASE_URL',
+    'SERVICE_LOG_LEVEL',
+    'SERVICE_SECRET_KEY',
+    'SERVICE_METRICS_TOKEN',
+  ]) {
     t.match(problems, name, `${name} is named`);
   }
 });
 
 t.test('SERVICE_PORT, SERVICE_HOST and SERVICE_LOG_LEVEL; PORT, HOST and LOG_LEVEL as fallbacks', async (t) => {
-  t.match(readConfig({ SERVICE_PORT: '4000', SERVICE_HOST: '0.0.0.0', SERVICE_LOG_LEVEL: 'warn', PORT: '5000', HOST: '::1', LOG_LEVEL: 'debug' }), { port: 4000, host: '0.0.0.0', logLevel: 'warn' });
-  t.match(readConfig({ PORT: '5000', HOST: '::1', LOG_LEVEL: 'debug' }), { port: 5000, host: '::1', logLevel: 'debug' });
+  t.match(
+    readConfig({
+      SERVICE_PORT: '4000',
+      SERVICE_HOST: '0.0.0.0',
+      SERVICE_LOG_LEVEL: 'warn',
+      PORT: '5000',
+      HOST: '::1',
+      LOG_LEVEL: 'debug',
+    }),
+    { port: 4000, host: '0.0.0.0', logLevel: 'warn' },
+  );
+  t.match(readConfig({ PORT: '5000', HOST: '::1', LOG_LEVEL: 'debug' }), {
+    port: 5000,
+    host: '::1',
+    logLevel: 'debug',
+  });
   t.match(problemsOf({ PORT: 'x' }), /^PORT: "x"/, 'the problem names the variable that was read');
 });
 
@@ -46,37 +76,68 @@ t.test('several environments, each with its own key and webhook settings', async
     SERVICE_LOGGER_LEVEL_DEV: 'debug',
   });
   t.match(config.environments, [
-    { name: 'dev', secretKey: 'sk_dev_0123456789abcdef', webhookUrl: 'https://app.example/hooks', scriptLogLevel: 'debug' },
-    { name: 'prod', secretKey: 'sk_prod_0123456789abcdef', webhookUrl: 'https://prod.example/hooks', scriptLogLevel: undefined },
+    {
+      name: 'dev',
+      secretKey: 'sk_dev_0123456789abcdef',
+      webhookUrl: 'https://app.example/hooks',
+      scriptLogLevel: 'debug',
+    },
+    {
+      name: 'prod',
+      secretKey: 'sk_prod_0123456789abcdef',
+      webhookUrl: 'https://prod.example/hooks',
+      scriptLogLevel: undefined,
+    },
   ]);
 });
 
 t.test('SERVICE_SECRET_KEY is for one environment: with several it is named as a mistake', async (t) => {
-  t.match(readConfig({ SERVICE_SECRET_KEY: 'sk_single_0123456789' }).environments, [{ name: 'dev', secretKey: 'sk_single_0123456789' }]);
-  t.match(readConfig({ SERVICE_ENVIRONMENTS: 'staging', SERVICE_SECRET_KEY_STAGING: 'sk_staging_0123456789' }).environments, [{ name: 'staging', secretKey: 'sk_staging_0123456789' }]);
-  t.match(problemsOf({ SERVICE_ENVIRONMENTS: 'dev,prod', SERVICE_SECRET_KEY: 'sk_single_0123456789' }), /SERVICE_SECRET_KEY: with several environments \(dev, prod\) set SERVICE_SECRET_KEY_DEV, SERVICE_SECRET_KEY_PROD instead/);
-  t.match(problemsOf({ SERVICE_ENVIRONMENTS: 'dev,Prod!,dev' }), /"Prod!" must be lower-case[\s\S]*names an environment twice/);
-  t.match(problemsOf({ SERVICE_ENVIRONMENTS: 'dev,prod', SERVICE_SECRET_KEY_PROD: 'short' }), /SERVICE_SECRET_KEY_PROD: must be at least 16 characters/);
+  t.match(readConfig({ SERVICE_SECRET_KEY: 'sk_single_0123456789' }).environments, [
+    { name: 'dev', secretKey: 'sk_single_0123456789' },
+  ]);
+  t.match(
+    readConfig({ SERVICE_ENVIRONMENTS: 'staging', SERVICE_SECRET_KEY_STAGING: 'sk_staging_0123456789' }).environments,
+    [{ name: 'staging', secretKey: 'sk_staging_0123456789' }],
+  );
+  t.match(
+    problemsOf({ SERVICE_ENVIRONMENTS: 'dev,prod', SERVICE_SECRET_KEY: 'sk_single_0123456789' }),
+    /SERVICE_SECRET_KEY: with several environments \(dev, prod\) set SERVICE_SECRET_KEY_DEV, SERVICE_SECRET_KEY_PROD instead/,
+  );
+  t.match(
+    problemsOf({ SERVICE_ENVIRONMENTS: 'dev,Prod!,dev' }),
+    /"Prod!" must be lower-case[\s\S]*names an environment twice/,
+  );
+  t.match(
+    problemsOf({ SERVICE_ENVIRONMENTS: 'dev,prod', SERVICE_SECRET_KEY_PROD: 'short' }),
+    /SERVICE_SECRET_KEY_PROD: must be at least 16 characters/,
+  );
 });
 
 t.test('a Redis store needs an explicit encryption key and every secret key', async (t) => {
-  const problems = problemsOf({ SERVICE_STORE_URL: 'redis://127.0.0.1:6379', SERVICE_ENVIRONMENTS: 'dev,prod', SERVICE_SECRET_KEY_DEV: 'sk_dev_0123456789abcdef' });
+  const problems = problemsOf({
+    SERVICE_STORE_URL: 'redis://127.0.0.1:6379',
+    SERVICE_ENVIRONMENTS: 'dev,prod',
+    SERVICE_SECRET_KEY_DEV: 'sk_dev_0123456789abcdef',
+  });
   t.match(problems, /SERVICE_ENCRYPTION_KEY/);
   t.match(problems, /SERVICE_SECRET_KEY_PROD: required with a Redis store/);
   t.notMatch(problems, /SERVICE_SECRET_KEY_DEV/);
 });
 
-t.test('a PostgreSQL store is accepted, shared like Redis; a bad store URL is named without its password', async (t) => {
-  const problems = problemsOf({ SERVICE_STORE_URL: 'postgresql://gw:pw@127.0.0.1:5432/portico' });
-  t.match(problems, /SERVICE_ENCRYPTION_KEY: required with a PostgreSQL store/);
-  t.match(problems, /SERVICE_SECRET_KEY: required with a PostgreSQL store/);
-  t.notMatch(problems, /SERVICE_STORE_URL/, 'the URL itself is accepted');
-  const bad = problemsOf({ SERVICE_STORE_URL: 'mysql://gw:hunter2@db/portico' });
-  t.match(bad, /SERVICE_STORE_URL: "mysql:\/\/gw:\*\*\*@db\/portico" must be .*postgres:\/\//);
-  t.notMatch(bad, /hunter2/);
-});
+t.test(
+  'a PostgreSQL store is accepted, shared like Redis; a bad store URL is named without its password',
+  async (t) => {
+    const problems = problemsOf({ SERVICE_STORE_URL: 'postgresql://gw:pw@127.0.0.1:5432/portico' });
+    t.match(problems, /SERVICE_ENCRYPTION_KEY: required with a PostgreSQL store/);
+    t.match(problems, /SERVICE_SECRET_KEY: required with a PostgreSQL store/);
+    t.notMatch(problems, /SERVICE_STORE_URL/, 'the URL itself is accepted');
+    const bad = problemsOf({ SERVICE_STORE_URL: 'mysql://gw:hunter2@db/portico' });
+    t.match(bad, /SERVICE_STORE_URL: "mysql:\/\/gw:\*\*\*@db\/portico" must be .*postgres:\/\//);
+    t.notMatch(bad, /hunter2/);
+  },
+);
 
-t.test('SERVICE_METRICS_PORT must be a port other than the gateway\'s', async (t) => {
+t.test("SERVICE_METRICS_PORT must be a port other than the gateway's", async (t) => {
   t.equal(readConfig({ SERVICE_METRICS_PORT: '9464' }).metricsPort, 9464);
   t.match(problemsOf({ SERVICE_PORT: '4000', SERVICE_METRICS_PORT: '4000' }), /SERVICE_METRICS_PORT: must differ/);
 });

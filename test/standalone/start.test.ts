@@ -10,10 +10,19 @@ function start(): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['adapters/standalone/start.mjs'], {
       cwd: repo,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERVICE_PORT: '0', SERVICE_STORE_URL: 'memory://', SERVICE_LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        SERVICE_PORT: '0',
+        SERVICE_STORE_URL: 'memory://',
+        SERVICE_LOG_LEVEL: 'silent',
+      },
     });
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no banner in time:\n${out}`)); }, 240_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no banner in time:\n${out}`));
+    }, 240_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       if (/Portico gateway listening on/.test(out)) child.kill('SIGTERM');
@@ -34,5 +43,6 @@ t.test('npm start builds only when the sources are newer than dist/, and says so
   const second = await start();
   t.notMatch(second, /building/i, 'an up-to-date build is not rebuilt');
   t.match(second, /Portico gateway listening on/);
-  if (/building/i.test(first)) t.match(first, /(Sources changed since the last build|No build yet): building \(npm run build\)/);
+  if (/building/i.test(first))
+    t.match(first, /(Sources changed since the last build|No build yet): building \(npm run build\)/);
 });

@@ -35,7 +35,12 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       t.equal(await kv.get('a'), undefined);
       t.equal(await kv.has('a'), false);
       // Falsy values are values, not absences.
-      for (const [key, value] of [['zero', 0], ['empty', ''], ['no', false], ['nil', null]] as const) {
+      for (const [key, value] of [
+        ['zero', 0],
+        ['empty', ''],
+        ['no', false],
+        ['nil', null],
+      ] as const) {
         await kv.set(key, value);
         t.equal(await kv.get(key), value, `${String(value)} round-trips`);
         t.equal(await kv.has(key), true, `${String(value)} is present`);
@@ -79,7 +84,10 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       const storage = await open(t);
       const a = storage.keyv('clear-a');
       const b = storage.keyv('clear-b');
-      await a.setMany([{ key: '1', value: 1 }, { key: '2', value: 2 }]);
+      await a.setMany([
+        { key: '1', value: 1 },
+        { key: '2', value: 2 },
+      ]);
       await b.set('1', 'kept');
       await a.clear();
       t.same(await a.getMany(['1', '2']), [undefined, undefined]);
@@ -90,7 +98,10 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       const kv = (await open(t)).keyv('ttl');
       await kv.set('short', 'v', 100);
       await kv.set('long', 'v');
-      await kv.setMany([{ key: 'batch-short', value: 1, ttl: 100 }, { key: 'batch-long', value: 2 }]);
+      await kv.setMany([
+        { key: 'batch-short', value: 1, ttl: 100 },
+        { key: 'batch-long', value: 2 },
+      ]);
       t.equal(await kv.get('short'), 'v');
       t.equal(await kv.has('short'), true);
       await sleep(250);
@@ -110,7 +121,10 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       const keys = ['ключ-🔑', 'with:colons::too', 'spaces and "quotes"', 'glob*?[chars]', '%_sql_like'];
       for (const key of keys) await kv.set(key, value);
       for (const key of keys) t.same(await kv.get(key), value, `key ${key}`);
-      t.same(await kv.getMany(keys), keys.map(() => value));
+      t.same(
+        await kv.getMany(keys),
+        keys.map(() => value),
+      );
     });
 
     t.test('10,000-key setMany then getMany round-trips', async (t) => {
@@ -168,12 +182,19 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       );
       t.equal(counter, 50);
       t.equal(maxInside, 1);
-      t.same(results, Array.from({ length: 50 }, (_, i) => i), 'withLock returns what fn returns');
+      t.same(
+        results,
+        Array.from({ length: 50 }, (_, i) => i),
+        'withLock returns what fn returns',
+      );
     });
 
     t.test('withLock releases when fn throws', async (t) => {
       const { coordinator } = await open(t);
-      await t.rejects(coordinator.withLock('throws', async () => Promise.reject(new Error('boom'))), { message: 'boom' });
+      await t.rejects(
+        coordinator.withLock('throws', async () => Promise.reject(new Error('boom'))),
+        { message: 'boom' },
+      );
       const lease = await coordinator.tryLock('throws', 1000);
       t.ok(lease, 'the lock is free again');
       await lease?.release();
@@ -209,7 +230,11 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
     t.test('increment is atomic', async (t) => {
       const { coordinator } = await open(t);
       const values = await Promise.all(Array.from({ length: 100 }, () => coordinator.increment('hits')));
-      t.same([...values].sort((x, y) => x - y), Array.from({ length: 100 }, (_, i) => i + 1), 'each caller sees its own value');
+      t.same(
+        [...values].sort((x, y) => x - y),
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        'each caller sees its own value',
+      );
       t.equal(await coordinator.increment('hits', 5), 105);
       t.equal(await coordinator.increment('other'), 1, 'counters are per key');
     });
@@ -221,8 +246,17 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       let ran = false;
       const started = Date.now();
       const error = await coordinator
-        .withLock('busy', async () => { ran = true; }, { waitMs: 150 })
-        .then(() => undefined, (err: unknown) => err);
+        .withLock(
+          'busy',
+          async () => {
+            ran = true;
+          },
+          { waitMs: 150 },
+        )
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
       t.ok(error instanceof LockTimeoutError, 'a LockTimeoutError');
       t.equal(ran, false, 'fn never ran');
       t.ok(Date.now() - started >= 150, 'it waited first');
@@ -252,7 +286,11 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       const expected = [...ids, 'id-24b'];
       t.same(await walk(false), expected, 'ascending, every id once');
       t.same(await walk(true), [...expected].reverse(), 'descending');
-      t.same((await index.page('other', 10)).map((p) => p.id), ['id-00'], 'lists are separate');
+      t.same(
+        (await index.page('other', 10)).map((p) => p.id),
+        ['id-00'],
+        'lists are separate',
+      );
       t.same(await index.page('none', 10), [], 'an unknown list is empty');
     });
 
@@ -260,13 +298,24 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       const index = (await open(t)).index('ordered-moves');
       for (let i = 0; i < 10; i++) await index.add('l', `k${i}`, 100 + i);
       const first = await index.page('l', 3);
-      t.same(first.map((p) => p.id), ['k0', 'k1', 'k2']);
+      t.same(
+        first.map((p) => p.id),
+        ['k0', 'k1', 'k2'],
+      );
       t.same(first[0], { id: 'k0', order: 100 }, 'positions carry the order');
       await index.remove('l', 'k2');
       await index.remove('l', 'k3');
-      t.same((await index.page('l', 2, first.at(-1))).map((p) => p.id), ['k4', 'k5'], 'continues past a removed cursor');
+      t.same(
+        (await index.page('l', 2, first.at(-1))).map((p) => p.id),
+        ['k4', 'k5'],
+        'continues past a removed cursor',
+      );
       await index.add('l', 'k0', 200);
-      t.same((await index.page('l', 20)).map((p) => p.id), ['k1', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k0'], 'adding again moves');
+      t.same(
+        (await index.page('l', 20)).map((p) => p.id),
+        ['k1', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9', 'k0'],
+        'adding again moves',
+      );
       await index.remove('l', 'missing');
       t.equal(await index.count('l'), 8);
     });

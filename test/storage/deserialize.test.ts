@@ -17,7 +17,7 @@ const samples: unknown[] = [
   42,
 ];
 
-t.test('reads every value exactly as Keyv\'s own deserializer does', async (t) => {
+t.test("reads every value exactly as Keyv's own deserializer does", async (t) => {
   for (const sample of samples) {
     const text = defaultSerialize(sample);
     t.same(deserialize(text), defaultDeserialize(text), text);

@@ -10,13 +10,20 @@ t.test('accepted forms', async (t) => {
   t.same(parseStorageUrl('sqlite://./data/portico.db'), { kind: 'sqlite', path: './data/portico.db' });
   t.same(parseStorageUrl('sqlite://data/portico.db'), { kind: 'sqlite', path: 'data/portico.db' });
   t.same(parseStorageUrl('sqlite:///abs/path.db'), { kind: 'sqlite', path: '/abs/path.db' });
-  t.same(parseStorageUrl('sqlite://../up/Mixed Case.db'), { kind: 'sqlite', path: '../up/Mixed Case.db' }, 'path kept as written');
+  t.same(
+    parseStorageUrl('sqlite://../up/Mixed Case.db'),
+    { kind: 'sqlite', path: '../up/Mixed Case.db' },
+    'path kept as written',
+  );
   t.same(parseStorageUrl('redis://localhost:6379'), { kind: 'redis', url: 'redis://localhost:6379' });
   t.same(parseStorageUrl('rediss://user:pw@cache.example.com:6380/2'), {
     kind: 'redis',
     url: 'rediss://user:pw@cache.example.com:6380/2',
   });
-  t.same(parseStorageUrl('postgres://db.example.com/portico'), { kind: 'postgres', url: 'postgres://db.example.com/portico' });
+  t.same(parseStorageUrl('postgres://db.example.com/portico'), {
+    kind: 'postgres',
+    url: 'postgres://db.example.com/portico',
+  });
   t.same(parseStorageUrl('postgresql://u:pw@127.0.0.1:5432/portico?schema=gw_1'), {
     kind: 'postgres',
     url: 'postgresql://u:pw@127.0.0.1:5432/portico?schema=gw_1',
@@ -38,7 +45,11 @@ t.test('bad URLs throw a message naming the accepted forms', async (t) => {
     'redis://[not-a-host',
   ];
   for (const url of bad) {
-    t.throws(() => parseStorageUrl(url), { message: /Accepted forms: memory:\/\/, sqlite:\/\/.*redis:\/\/.*postgres:\/\// }, JSON.stringify(url));
+    t.throws(
+      () => parseStorageUrl(url),
+      { message: /Accepted forms: memory:\/\/, sqlite:\/\/.*redis:\/\/.*postgres:\/\// },
+      JSON.stringify(url),
+    );
   }
 });
 

@@ -5,4 +5,6 @@ import { keyvBackend } from './queue/keyv-backend.js';
 
 // The outbox on memory storage. A "restart" closes the handles but keeps the store: memory
 // storage itself does not survive a real restart, which is why it is for tests and demos.
-await runWorkQueueContract(t, 'outbox on memory', async (t) => keyvBackend(t, () => createMemoryStorage(), { reopen: false }));
+await runWorkQueueContract(t, 'outbox on memory', async (t) =>
+  keyvBackend(t, () => createMemoryStorage(), { reopen: false }),
+);

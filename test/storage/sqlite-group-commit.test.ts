@@ -13,10 +13,9 @@ async function burst(path: string, groupCommit: boolean) {
   const index = storage.index('things');
   await kv.set('warm', { n: 0 });
   const before = walBytes(path);
-  await Promise.all(Array.from({ length: 100 }, (_, n) => Promise.all([
-    kv.set(`k${n}`, { n }),
-    index.add('all', `k${n}`, n),
-  ])));
+  await Promise.all(
+    Array.from({ length: 100 }, (_, n) => Promise.all([kv.set(`k${n}`, { n }), index.add('all', `k${n}`, n)])),
+  );
   return { storage, grew: walBytes(path) - before };
 }
 
@@ -29,7 +28,10 @@ t.test('writes begun in the same turn share one commit, and each is durable once
   t.teardown(() => other.close());
   t.equal(other.prepare(`SELECT COUNT(*) AS n FROM portico_kv WHERE namespace = 'things'`).get()?.['n' as never], 101);
   t.equal(other.prepare(`SELECT COUNT(*) AS n FROM portico_index`).get()?.['n' as never], 100);
-  t.same((await storage.index('things').page('all', 3)).map((p) => p.id), ['k0', 'k1', 'k2']);
+  t.same(
+    (await storage.index('things').page('all', 3)).map((p) => p.id),
+    ['k0', 'k1', 'k2'],
+  );
 
   // One commit per write appends at least one 4 KiB page per write to the WAL: 200 here.
   const alone = await burst(join(t.testdir(), 'alone.db'), false);
@@ -43,7 +45,9 @@ t.test('a write is visible to reads on the same storage before its commit', asyn
   t.teardown(() => storage.close());
   const kv = storage.keyv<string>('ns');
   let committed = false;
-  const written = kv.set('a', 'one').then(() => { committed = true; });
+  const written = kv.set('a', 'one').then(() => {
+    committed = true;
+  });
   const deleted = kv.set('b', 'two').then(() => kv.delete('b'));
   // Microtasks only: Keyv's own awaits pass, the statement runs, the turn has not ended.
   for (let i = 0; i < 50; i++) await null;

@@ -7,7 +7,9 @@ import { createSqliteStorage } from '../../adapters/storage/index.js';
 import { runStorageContract } from './contract.js';
 
 // A real file, in a folder that does not exist yet: createSqliteStorage must make it.
-await runStorageContract(t, 'sqlite', (t) => createSqliteStorage({ path: join(t.testdir(), 'nested', 'dir', 'portico.db') }));
+await runStorageContract(t, 'sqlite', (t) =>
+  createSqliteStorage({ path: join(t.testdir(), 'nested', 'dir', 'portico.db') }),
+);
 
 t.test('sqlite storage describes itself and creates its file', async (t) => {
   const path = join(t.testdir(), 'data', 'portico.db');
@@ -45,13 +47,23 @@ t.test('the file is in WAL mode and expired rows are swept on open', async (t) =
   t.teardown(() => db.close());
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   const keys = db.prepare<[], { key: string }>('SELECT key FROM portico_kv ORDER BY key').all();
-  t.same(keys.map((row) => row.key), ['long'], 'the expired row is gone from disk');
+  t.same(
+    keys.map((row) => row.key),
+    ['long'],
+    'the expired row is gone from disk',
+  );
 });
 
 t.test('setMany reports one success per entry', async (t) => {
   const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db') });
   t.teardown(() => storage.close());
-  t.same(await storage.keyv('ns').setMany([{ key: 'a', value: 1 }, { key: 'b', value: 2 }]), [true, true]);
+  t.same(
+    await storage.keyv('ns').setMany([
+      { key: 'a', value: 1 },
+      { key: 'b', value: 2 },
+    ]),
+    [true, true],
+  );
 });
 
 t.test('operations after close fail loudly rather than return nothing', async (t) => {

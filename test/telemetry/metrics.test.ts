@@ -21,32 +21,50 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-t.test('GET /metrics: proxy calls by integration, provider and status, with latency; never a connection id', async (t) => {
-  const s = await proxySetup(t, {
-    gateway: { metrics: { token: metricsToken } },
-    respond: (req, res) => {
-      res.statusCode = req.url.includes('missing') ? 404 : 200;
-      res.end('{}');
-    },
-  });
-  t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
-  t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
-  t.equal((await s.proxy('GET', '/v1/missing')).status, 404);
+t.test(
+  'GET /metrics: proxy calls by integration, provider and status, with latency; never a connection id',
+  async (t) => {
+    const s = await proxySetup(t, {
+      gateway: { metrics: { token: metricsToken } },
+      respond: (req, res) => {
+        res.statusCode = req.url.includes('missing') ? 404 : 200;
+        res.end('{}');
+      },
+    });
+    t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
+    t.equal((await s.proxy('GET', '/v1/ok')).status, 200);
+    t.equal((await s.proxy('GET', '/v1/missing')).status, 404);
 
-  const got = await scrape(s.gw.url);
-  t.equal(got.status, 200);
-  t.match(got.type, /^text\/plain; version=0\.0\.4/);
-  const calls = (status: string) => sample(got.text, 'portico_proxy_calls_total', { environment: 'dev', integration: 'fake', provider: 'fake-api', status });
-  // The call's end is counted when the caller's response closes: it may trail the answer a little.
-  await waitFor(async () => sample((await scrape(s.gw.url)).text, 'portico_proxy_calls_total', { status: '404' }) === 1, 'the 404 counted');
-  const again = (await scrape(s.gw.url)).text;
-  t.equal(sample(again, 'portico_proxy_calls_total', { integration: 'fake', provider: 'fake-api', status: '200' }), 2);
-  t.equal(sample(again, 'portico_proxy_call_duration_seconds_count', { integration: 'fake', provider: 'fake-api' }), 3);
-  t.equal(sample(again, 'portico_proxy_upstream_duration_seconds_count', { provider: 'fake-api' }), 3);
-  t.ok(calls('200') === undefined || calls('200')! >= 1, 'first scrape read the counter');
-  t.match(again, /process_cpu_seconds_total/, 'process metrics in the same registry');
-  t.notMatch(again, /c1|sk_fake/, 'no connection id, no credential');
-});
+    const got = await scrape(s.gw.url);
+    t.equal(got.status, 200);
+    t.match(got.type, /^text\/plain; version=0\.0\.4/);
+    const calls = (status: string) =>
+      sample(got.text, 'portico_proxy_calls_total', {
+        environment: 'dev',
+        integration: 'fake',
+        provider: 'fake-api',
+        status,
+      });
+    // The call's end is counted when the caller's response closes: it may trail the answer a little.
+    await waitFor(
+      async () => sample((await scrape(s.gw.url)).text, 'portico_proxy_calls_total', { status: '404' }) === 1,
+      'the 404 counted',
+    );
+    const again = (await scrape(s.gw.url)).text;
+    t.equal(
+      sample(again, 'portico_proxy_calls_total', { integration: 'fake', provider: 'fake-api', status: '200' }),
+      2,
+    );
+    t.equal(
+      sample(again, 'portico_proxy_call_duration_seconds_count', { integration: 'fake', provider: 'fake-api' }),
+      3,
+    );
+    t.equal(sample(again, 'portico_proxy_upstream_duration_seconds_count', { provider: 'fake-api' }), 3);
+    t.ok(calls('200') === undefined || calls('200')! >= 1, 'first scrape read the counter');
+    t.match(again, /process_cpu_seconds_total/, 'process metrics in the same registry');
+    t.notMatch(again, /c1|sk_fake/, 'no connection id, no credential');
+  },
+);
 
 t.test('GET /metrics needs its own token: none, a wrong one and a secret key are refused', async (t) => {
   const s = await proxySetup(t, { gateway: { metrics: { token: metricsToken } } });
@@ -68,8 +86,18 @@ t.test('without metrics options there is no /metrics route and nothing listens',
 
 t.test('integration labels are capped: later keys count as "other"', async (t) => {
   const s = await proxySetup(t, { gateway: { metrics: { token: metricsToken, maxIntegrations: 1 } } });
-  t.equal((await s.gw.call('POST', '/integrations', { body: { unique_key: 'second', provider: 'fake-api' } })).status, 201);
-  t.equal((await s.gw.call('POST', '/connections', { body: { provider_config_key: 'second', connection_id: 'c2', credentials: { type: 'API_KEY', apiKey: 'k' } } })).status, 201);
+  t.equal(
+    (await s.gw.call('POST', '/integrations', { body: { unique_key: 'second', provider: 'fake-api' } })).status,
+    201,
+  );
+  t.equal(
+    (
+      await s.gw.call('POST', '/connections', {
+        body: { provider_config_key: 'second', connection_id: 'c2', credentials: { type: 'API_KEY', apiKey: 'k' } },
+      })
+    ).status,
+    201,
+  );
   await s.proxy('GET', '/v1/a');
   await s.proxy('GET', '/v1/b', { headers: { 'provider-config-key': 'second', 'connection-id': 'c2' } });
   const text = await waitFor(async () => {
@@ -84,7 +112,10 @@ t.test('records written, webhook attempts and backlog', async (t) => {
   const hook = await receiver();
   t.teardown(() => hook.close());
   const gw = await startGateway(t, {
-    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }, { name: 'prod', secretKey: prodKey }],
+    environments: [
+      { name: 'dev', secretKey: devKey, webhookUrl: hook.url },
+      { name: 'prod', secretKey: prodKey },
+    ],
     webhooks: { timeoutMs: 5_000, retries: 0 },
     metrics: { token: metricsToken, processMetrics: false },
   });
@@ -121,36 +152,55 @@ t.test('the webhook backlog is read from the shared work queue: every instance o
     await hook.close();
     await removeRedisKeys(prefix);
   });
-  const [a, b] = await Promise.all(storages.map((storage) => startGateway(t, {
-    storage,
-    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }],
-    webhooks: { timeoutMs: 1_000, backoffMs: 300, backoffFactor: 1, jitter: 0, retries: 100 },
-    metrics: { token: metricsToken, processMetrics: false, backlogMaxAgeMs: 100 },
-  })));
+  const [a, b] = await Promise.all(
+    storages.map((storage) =>
+      startGateway(t, {
+        storage,
+        environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }],
+        webhooks: { timeoutMs: 1_000, backoffMs: 300, backoffFactor: 1, jitter: 0, retries: 100 },
+        metrics: { token: metricsToken, processMetrics: false, backlogMaxAgeMs: 100 },
+      }),
+    ),
+  );
   await withStripe(a!);
   for (const id of ['c1', 'c2', 'c3']) await importConnection(a!, id);
-  const backlog = async (gw: typeof a) => Number(/\nportico_webhook_backlog (\d+)\n/.exec((await scrape(gw!.url)).text)?.[1]);
+  const backlog = async (gw: typeof a) =>
+    Number(/\nportico_webhook_backlog (\d+)\n/.exec((await scrape(gw!.url)).text)?.[1]);
   await waitFor(async () => (await backlog(b)) === 3, 'instance b to report the 3 deliveries instance a queued');
   t.equal(await backlog(a), 3, 'instance a reports the same');
   up = true;
-  await waitFor(async () => (await backlog(a)) === 0 && (await backlog(b)) === 0, 'the backlog to drain on both', 20_000);
+  await waitFor(
+    async () => (await backlog(a)) === 0 && (await backlog(b)) === 0,
+    'the backlog to drain on both',
+    20_000,
+  );
   t.pass('drained: 0 on both');
 });
 
-t.test('a backlog reading costs at most one read per max age, shared by concurrent scrapes, and never waits long', async (t) => {
-  let reads = 0;
-  let hang = false;
-  const reading = createCachedReading(async () => {
-    reads += 1;
-    if (hang) await new Promise(() => {});
-    return reads;
-  }, { maxAgeMs: 200, timeoutMs: 100 });
-  t.same(await Promise.all(Array.from({ length: 20 }, () => reading())), Array(20).fill(1), '20 concurrent scrapes: one read');
-  t.equal(await reading(), 1, 'a fresh reading is served as is');
-  t.equal(reads, 1);
-  await new Promise((resolve) => setTimeout(resolve, 250));
-  hang = true;
-  const started = Date.now();
-  t.equal(await reading(), 1, 'a read that does not answer: the last value');
-  t.ok(Date.now() - started < 1_000, 'after the read deadline');
-});
+t.test(
+  'a backlog reading costs at most one read per max age, shared by concurrent scrapes, and never waits long',
+  async (t) => {
+    let reads = 0;
+    let hang = false;
+    const reading = createCachedReading(
+      async () => {
+        reads += 1;
+        if (hang) await new Promise(() => {});
+        return reads;
+      },
+      { maxAgeMs: 200, timeoutMs: 100 },
+    );
+    t.same(
+      await Promise.all(Array.from({ length: 20 }, () => reading())),
+      Array(20).fill(1),
+      '20 concurrent scrapes: one read',
+    );
+    t.equal(await reading(), 1, 'a fresh reading is served as is');
+    t.equal(reads, 1);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    hang = true;
+    const started = Date.now();
+    t.equal(await reading(), 1, 'a read that does not answer: the last value');
+    t.ok(Date.now() - started < 1_000, 'after the read deadline');
+  },
+);

@@ -4,32 +4,54 @@ import { proxyChannels } from '../../lib/proxy/index.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { waitFor } from '../helpers/wait.js';
 
-interface Recorded { name: string; attributes: Record<string, unknown>; status: number; ended: boolean }
+interface Recorded {
+  name: string;
+  attributes: Record<string, unknown>;
+  status: number;
+  ended: boolean;
+}
 
 /** A tracer provider that records what it is given (the API only: no SDK in the repository). */
 function recordingProvider(recording = true) {
   const spans: Recorded[] = [];
-  const context: SpanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+  const context: SpanContext = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: 1,
+  };
   const tracer: Tracer = {
     startSpan(name) {
       const rec: Recorded = { name, attributes: {}, status: 0, ended: false };
       spans.push(rec);
       const span: Span = {
         spanContext: () => context,
-        setAttribute: (k, v) => { rec.attributes[k] = v; return span; },
-        setAttributes: (a) => { Object.assign(rec.attributes, a); return span; },
+        setAttribute: (k, v) => {
+          rec.attributes[k] = v;
+          return span;
+        },
+        setAttributes: (a) => {
+          Object.assign(rec.attributes, a);
+          return span;
+        },
         addEvent: () => span,
         addLink: () => span,
         addLinks: () => span,
-        setStatus: (s) => { rec.status = s.code; return span; },
+        setStatus: (s) => {
+          rec.status = s.code;
+          return span;
+        },
         updateName: () => span,
-        end: () => { rec.ended = true; },
+        end: () => {
+          rec.ended = true;
+        },
         isRecording: () => recording,
         recordException: () => undefined,
       };
       return span;
     },
-    startActiveSpan: (() => { throw new Error('not used'); }) as Tracer['startActiveSpan'],
+    startActiveSpan: (() => {
+      throw new Error('not used');
+    }) as Tracer['startActiveSpan'],
   };
   const provider: TracerProvider = { getTracer: () => tracer };
   return { provider, spans };
@@ -44,18 +66,28 @@ t.test('a proxied call is a span with the request id, integration, provider and 
   const span = spans.find((x) => x.name === 'portico.proxy GET');
   t.ok(span?.ended, 'the span ended');
   t.match(span?.attributes, {
-    'portico.request_id': 'req-trace-1', 'portico.integration': 'fake', 'portico.provider': 'fake-api',
-    'http.request.method': 'GET', 'url.path': '/v1/things', 'http.response.status_code': 200,
+    'portico.request_id': 'req-trace-1',
+    'portico.integration': 'fake',
+    'portico.provider': 'fake-api',
+    'http.request.method': 'GET',
+    'url.path': '/v1/things',
+    'http.response.status_code': 200,
   });
   t.notMatch(JSON.stringify(spans), /query-secret|sk_fake|c1/, 'no query string, credential or connection id');
 });
 
 t.test('a provider that cannot be reached makes an error span', async (t) => {
   const { provider, spans } = recordingProvider();
-  const s = await proxySetup(t, { baseUrl: 'http://127.0.0.1:9/api', gateway: { tracing: { tracerProvider: provider } } });
+  const s = await proxySetup(t, {
+    baseUrl: 'http://127.0.0.1:9/api',
+    gateway: { tracing: { tracerProvider: provider } },
+  });
   t.equal((await s.proxy('GET', '/v1/x')).status, 502);
   await new Promise((r) => setTimeout(r, 50));
-  t.match(spans.find((x) => x.name === 'portico.proxy GET'), { ended: true, status: 2, attributes: { 'http.response.status_code': 502 } });
+  t.match(
+    spans.find((x) => x.name === 'portico.proxy GET'),
+    { ended: true, status: 2, attributes: { 'http.response.status_code': 502 } },
+  );
 });
 
 t.test('without a registered tracer provider nothing subscribes: no event, no span, no cost', async (t) => {
@@ -97,19 +129,52 @@ t.test('a token refresh and a webhook delivery are spans; the refresh is counted
   const hook = await receiver();
   t.teardown(() => hook.close());
   const h = await harness(t, {
-    providers: [testProvider('crm', 'OAUTH2', api.url, { authorization_url: 'https://example.com/a', token_url: `${tokens.url}/token` })],
-    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }, { name: 'prod', secretKey: prodKey }],
+    providers: [
+      testProvider('crm', 'OAUTH2', api.url, {
+        authorization_url: 'https://example.com/a',
+        token_url: `${tokens.url}/token`,
+      }),
+    ],
+    environments: [
+      { name: 'dev', secretKey: devKey, webhookUrl: hook.url },
+      { name: 'prod', secretKey: prodKey },
+    ],
     tracing: { tracerProvider: provider },
     metrics: { token: 'mt_trace_test_0123456789', processMetrics: false },
   });
-  await h.create('/integrations', { unique_key: 'crm', provider: 'crm', credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret' } });
-  await h.create('/connections', { provider_config_key: 'crm', connection_id: 'c', credentials: { type: 'OAUTH2', access_token: 'at-0', refresh_token: 'rt', expires_at: inMs(-1) } });
-  const res = await h.gw.call('GET', '/proxy/v1/me', { headers: { 'provider-config-key': 'crm', 'connection-id': 'c' } });
+  await h.create('/integrations', {
+    unique_key: 'crm',
+    provider: 'crm',
+    credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret' },
+  });
+  await h.create('/connections', {
+    provider_config_key: 'crm',
+    connection_id: 'c',
+    credentials: { type: 'OAUTH2', access_token: 'at-0', refresh_token: 'rt', expires_at: inMs(-1) },
+  });
+  const res = await h.gw.call('GET', '/proxy/v1/me', {
+    headers: { 'provider-config-key': 'crm', 'connection-id': 'c' },
+  });
   t.equal(res.status, 200);
   t.equal(tokens.received.length, 1, 'one refresh');
   await waitFor(() => spans.some((s) => s.name === 'portico.webhook_delivery' && s.ended), 'the delivery span');
-  t.match(spans.find((s) => s.name === 'portico.token_refresh'), { ended: true, status: 0, attributes: { 'portico.integration': 'crm', 'portico.auth_mode': 'OAUTH2', 'portico.outcome': 'renewed' } });
-  t.match(spans.find((s) => s.name === 'portico.webhook_delivery'), { ended: true, attributes: { 'portico.environment': 'dev', 'portico.outcome': 'delivered', 'http.response.status_code': 200 } });
-  const metrics = await fetch(`${h.gw.url}/metrics`, { headers: { authorization: 'Bearer mt_trace_test_0123456789' } }).then((r) => r.text());
+  t.match(
+    spans.find((s) => s.name === 'portico.token_refresh'),
+    {
+      ended: true,
+      status: 0,
+      attributes: { 'portico.integration': 'crm', 'portico.auth_mode': 'OAUTH2', 'portico.outcome': 'renewed' },
+    },
+  );
+  t.match(
+    spans.find((s) => s.name === 'portico.webhook_delivery'),
+    {
+      ended: true,
+      attributes: { 'portico.environment': 'dev', 'portico.outcome': 'delivered', 'http.response.status_code': 200 },
+    },
+  );
+  const metrics = await fetch(`${h.gw.url}/metrics`, {
+    headers: { authorization: 'Bearer mt_trace_test_0123456789' },
+  }).then((r) => r.text());
   t.match(metrics, /portico_token_refreshes_total\{provider="crm",auth_mode="OAUTH2",outcome="renewed"\} 1/);
 });

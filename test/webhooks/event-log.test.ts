@@ -4,7 +4,12 @@ import { createEventLog } from '../../lib/webhooks/event-log.js';
 import { createDeliverySequence } from '../../lib/webhooks/sequence.js';
 
 const event = (label: string, createdAt = new Date()) => ({
-  delivery_id: label, type: 'auth' as const, connection_id: 'c1', provider_config_key: 'stripe', body: JSON.stringify({ label }), created_at: createdAt.toISOString(),
+  delivery_id: label,
+  type: 'auth' as const,
+  connection_id: 'c1',
+  provider_config_key: 'stripe',
+  body: JSON.stringify({ label }),
+  created_at: createdAt.toISOString(),
 });
 
 t.test('the feed stops before a number reserved but not yet stored, so no reader skips it', async (t) => {
@@ -16,7 +21,10 @@ t.test('the feed stops before a number reserved but not yet stored, so no reader
   await sequence.next('dev', 1); // number 2: an event being accepted right now
   await log.append('dev', event('three'));
   const page = await log.after('dev', 0, 10);
-  t.same(page.events.map((e) => e.delivery_id), ['one']);
+  t.same(
+    page.events.map((e) => e.delivery_id),
+    ['one'],
+  );
   t.match(page, { next_after: 1, has_more: true }, 'the reader asks again from 1, and will get 2 once stored');
 });
 
@@ -28,7 +36,10 @@ t.test('a number lost with a crash is skipped once a later event is older than t
   await sequence.next('dev', 1); // number 1: its process died before storing it
   await log.append('dev', event('two', new Date(Date.now() - 60_000)));
   const page = await log.after('dev', 0, 10);
-  t.same(page.events.map((e) => e.delivery_id), ['two']);
+  t.same(
+    page.events.map((e) => e.delivery_id),
+    ['two'],
+  );
   t.match(page, { next_after: 2, has_more: false });
 });
 
@@ -39,6 +50,13 @@ t.test('only the newest `retention` events are kept; a reader further behind res
   for (const label of ['a', 'b', 'c', 'd', 'e']) await log.append('dev', event(label));
   t.equal(await log.get('dev', 1), undefined, 'the oldest are deleted');
   const page = await log.after('dev', 0, 10);
-  t.same(page.events.map((e) => [e.seq, e.delivery_id]), [[3, 'c'], [4, 'd'], [5, 'e']]);
+  t.same(
+    page.events.map((e) => [e.seq, e.delivery_id]),
+    [
+      [3, 'c'],
+      [4, 'd'],
+      [5, 'e'],
+    ],
+  );
   t.match(page, { next_after: 5, has_more: false });
 });

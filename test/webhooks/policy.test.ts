@@ -2,26 +2,41 @@ import t from 'tap';
 import { backoffDelay, decide, defaultDeliveryPolicy, parseRetryAfter } from '../../lib/webhooks/index.js';
 import { startGateway } from '../helpers/gateway.js';
 
-t.test('the default policy is the spec\'s: 20 s per attempt, 2 retries (3 attempts)', async (t) => {
+t.test("the default policy is the spec's: 20 s per attempt, 2 retries (3 attempts)", async (t) => {
   t.equal(defaultDeliveryPolicy.timeoutMs, 20_000);
   t.equal(defaultDeliveryPolicy.retries, 2);
   const failing = { kind: 'response', status: 503, retryAfterMs: null } as const;
   t.equal(decide(defaultDeliveryPolicy, 1, failing).kind, 'retry', 'after attempt 1');
   t.equal(decide(defaultDeliveryPolicy, 2, failing).kind, 'retry', 'after attempt 2');
-  t.same(decide(defaultDeliveryPolicy, 3, failing), { kind: 'failed', reason: 'attempts_exhausted' }, 'attempt 3 is the last');
+  t.same(
+    decide(defaultDeliveryPolicy, 3, failing),
+    { kind: 'failed', reason: 'attempts_exhausted' },
+    'attempt 3 is the last',
+  );
   t.ok(Object.isFrozen(defaultDeliveryPolicy), 'nobody changes the defaults by accident');
 });
 
 t.test('backoff grows between retries, jitter only adds', async (t) => {
   const p = defaultDeliveryPolicy;
-  t.equal(backoffDelay(p, 1, () => 0), 5_000);
-  t.equal(backoffDelay(p, 2, () => 0), 30_000);
-  t.equal(backoffDelay(p, 1, () => 1), 6_000, 'at most +20%');
+  t.equal(
+    backoffDelay(p, 1, () => 0),
+    5_000,
+  );
+  t.equal(
+    backoffDelay(p, 2, () => 0),
+    30_000,
+  );
+  t.equal(
+    backoffDelay(p, 1, () => 1),
+    6_000,
+    'at most +20%',
+  );
 });
 
 t.test('what is retried and what is not', async (t) => {
   const p = { ...defaultDeliveryPolicy, jitter: 0 };
-  const response = (status: number, retryAfterMs: number | null = null) => ({ kind: 'response', status, retryAfterMs }) as const;
+  const response = (status: number, retryAfterMs: number | null = null) =>
+    ({ kind: 'response', status, retryAfterMs }) as const;
   t.same(decide(p, 1, response(200)), { kind: 'delivered' });
   t.same(decide(p, 1, response(204)), { kind: 'delivered' });
   t.same(decide(p, 1, response(500)), { kind: 'retry', delayMs: 5_000 });
@@ -45,7 +60,7 @@ t.test('Retry-After in seconds or as an HTTP date', async (t) => {
   t.equal(parseRetryAfter(null, now), null);
 });
 
-t.test('a gateway without webhook options delivers with the spec\'s policy; options shorten it', async (t) => {
+t.test("a gateway without webhook options delivers with the spec's policy; options shorten it", async (t) => {
   const plain = await startGateway(t);
   t.match(plain.gateway.webhooks.policy, { timeoutMs: 20_000, retries: 2 });
   const fast = await startGateway(t, { webhooks: { timeoutMs: 300, retries: 1 } });

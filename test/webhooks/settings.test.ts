@@ -7,17 +7,34 @@ import { fastPolicy, importConnection, receiver, waitFor, withStripe } from './h
 
 t.test('configured values are the initial settings; the key is shown masked', async (t) => {
   const gw = await startGateway(t, {
-    environments: [{ name: 'dev', secretKey: devKey, webhookUrl: 'https://customer.example/hooks', webhookSecondaryUrl: 'https://backup.example/hooks', webhookSigningKey: 'whsk_configured_key_abcd' }, { name: 'prod', secretKey: prodKey }],
+    environments: [
+      {
+        name: 'dev',
+        secretKey: devKey,
+        webhookUrl: 'https://customer.example/hooks',
+        webhookSecondaryUrl: 'https://backup.example/hooks',
+        webhookSigningKey: 'whsk_configured_key_abcd',
+      },
+      { name: 'prod', secretKey: prodKey },
+    ],
   });
   const res = await gw.call('GET', '/environment');
   t.equal(res.status, 200);
   t.same(res.json.data, {
-    name: 'dev', webhook_url: 'https://customer.example/hooks', webhook_secondary_url: 'https://backup.example/hooks',
-    webhook_signing_key: '********abcd', webhook_signing_key_source: 'configured', webhook_signing_key_created_at: null,
+    name: 'dev',
+    webhook_url: 'https://customer.example/hooks',
+    webhook_secondary_url: 'https://backup.example/hooks',
+    webhook_signing_key: '********abcd',
+    webhook_signing_key_source: 'configured',
+    webhook_signing_key_created_at: null,
   });
   t.notMatch(res.text, 'whsk_configured_key', 'never the whole key');
   const prod = (await gw.call('GET', '/environment', { key: prodKey })).json.data;
-  t.match(prod, { name: 'prod', webhook_url: null, webhook_secondary_url: null, webhook_signing_key_source: 'generated' }, 'each environment its own');
+  t.match(
+    prod,
+    { name: 'prod', webhook_url: null, webhook_secondary_url: null, webhook_signing_key_source: 'generated' },
+    'each environment its own',
+  );
   t.equal((await gw.call('GET', '/environment', { key: null })).status, 401, 'behind the secret key');
 });
 
@@ -25,7 +42,10 @@ t.test('a generated key: random, not the secret key, sealed at rest, kept across
   const path = join(t.testdir(), 'portico.db');
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const environments = [{ name: 'dev', secretKey: devKey, webhookUrl: hook.url }, { name: 'prod', secretKey: prodKey }];
+  const environments = [
+    { name: 'dev', secretKey: devKey, webhookUrl: hook.url },
+    { name: 'prod', secretKey: prodKey },
+  ];
 
   const storage1 = createSqliteStorage({ path });
   const first = await startGateway(t, { storage: storage1, environments, webhooks: fastPolicy });
@@ -45,7 +65,11 @@ t.test('a generated key: random, not the secret key, sealed at rest, kept across
   const storage2 = createSqliteStorage({ path });
   t.teardown(() => storage2.close());
   const second = await startGateway(t, { storage: storage2, environments, webhooks: fastPolicy });
-  t.equal((await second.call('GET', '/environment')).json.data.webhook_signing_key, `********${key.slice(-4)}`, 'the same key after a restart');
+  t.equal(
+    (await second.call('GET', '/environment')).json.data.webhook_signing_key,
+    `********${key.slice(-4)}`,
+    'the same key after a restart',
+  );
   await withStripe(second);
   await importConnection(second, 'c1');
   await waitFor(() => hook.received.length === 1, 'the expected deliveries', 10_000);
@@ -57,7 +81,12 @@ t.test('PATCH /environment sets or clears URLs; bad input changes nothing', asyn
   t.teardown(() => hook.close());
   const gw = await startGateway(t, { webhooks: fastPolicy });
   await withStripe(gw);
-  for (const [body, field] of [[{ webhook_url: 'ftp://x.example' }, 'webhook_url'], [{ webhook_url: 'not a url' }, 'webhook_url'], [{ colour: 'red' }, ''], [{}, '']] as const) {
+  for (const [body, field] of [
+    [{ webhook_url: 'ftp://x.example' }, 'webhook_url'],
+    [{ webhook_url: 'not a url' }, 'webhook_url'],
+    [{ colour: 'red' }, ''],
+    [{}, ''],
+  ] as const) {
     const res = await gw.call('PATCH', '/environment', { body });
     t.equal(res.status, 400, JSON.stringify(body));
     if (field) t.equal(res.json.error.field, field);
@@ -74,42 +103,104 @@ t.test('PATCH /environment sets or clears URLs; bad input changes nothing', asyn
   await importConnection(gw, 'after');
 
   const records = (await gw.call('GET', '/webhooks/deliveries')).json.data;
-  t.match(records.map((r: { connection_id: string; state: string; reason: string | null }) => [r.connection_id, r.state, r.reason]),
-    [['after', 'skipped', 'no_webhook_url'], ['during', /pending|delivered/, null], ['before', 'skipped', 'no_webhook_url']],
-    'events with no URL to go to are recorded as skipped');
+  t.match(
+    records.map((r: { connection_id: string; state: string; reason: string | null }) => [
+      r.connection_id,
+      r.state,
+      r.reason,
+    ]),
+    [
+      ['after', 'skipped', 'no_webhook_url'],
+      ['during', /pending|delivered/, null],
+      ['before', 'skipped', 'no_webhook_url'],
+    ],
+    'events with no URL to go to are recorded as skipped',
+  );
   t.equal(hook.received.length, 1);
 });
 
-t.test('a connection\'s own webhook URL takes its events; the others keep the environment\'s', async (t) => {
+t.test("a connection's own webhook URL takes its events; the others keep the environment's", async (t) => {
   const envHook = await receiver();
   const ownHook = await receiver();
-  t.teardown(async () => { await envHook.close(); await ownHook.close(); });
-  const gw = await startGateway(t, { environments: [{ name: 'dev', secretKey: devKey, webhookUrl: envHook.url }, { name: 'prod', secretKey: prodKey }], webhooks: fastPolicy });
+  t.teardown(async () => {
+    await envHook.close();
+    await ownHook.close();
+  });
+  const gw = await startGateway(t, {
+    environments: [
+      { name: 'dev', secretKey: devKey, webhookUrl: envHook.url },
+      { name: 'prod', secretKey: prodKey },
+    ],
+    webhooks: fastPolicy,
+  });
   await withStripe(gw);
   await importConnection(gw, 'own');
   await importConnection(gw, 'plain');
   await waitFor(() => envHook.received.length === 2, 'the expected deliveries', 10_000);
 
-  t.equal((await gw.call('PUT', '/connections/ghost/webhook-url?provider_config_key=stripe', { body: { webhook_url: ownHook.url } })).status, 404, 'unknown connection');
-  t.equal((await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: 'nope' } })).status, 400);
-  t.equal((await gw.call('PUT', '/connections/own/webhook-url', { body: { webhook_url: ownHook.url } })).json.error.code, 'missing_provider_config_key');
-  const put = await gw.call('PUT', '/connections/own/webhook-url', { headers: { 'provider-config-key': 'stripe' }, body: { webhook_url: ownHook.url } });
+  t.equal(
+    (
+      await gw.call('PUT', '/connections/ghost/webhook-url?provider_config_key=stripe', {
+        body: { webhook_url: ownHook.url },
+      })
+    ).status,
+    404,
+    'unknown connection',
+  );
+  t.equal(
+    (await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: 'nope' } }))
+      .status,
+    400,
+  );
+  t.equal(
+    (await gw.call('PUT', '/connections/own/webhook-url', { body: { webhook_url: ownHook.url } })).json.error.code,
+    'missing_provider_config_key',
+  );
+  const put = await gw.call('PUT', '/connections/own/webhook-url', {
+    headers: { 'provider-config-key': 'stripe' },
+    body: { webhook_url: ownHook.url },
+  });
   t.equal(put.status, 200);
-  t.same((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data, { connection_id: 'own', provider_config_key: 'stripe', webhook_url: ownHook.url });
-  t.equal((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe', { key: prodKey })).status, 404, 'not from another environment');
+  t.same((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data, {
+    connection_id: 'own',
+    provider_config_key: 'stripe',
+    webhook_url: ownHook.url,
+  });
+  t.equal(
+    (await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe', { key: prodKey })).status,
+    404,
+    'not from another environment',
+  );
 
   await importConnection(gw, 'own');
   await importConnection(gw, 'plain');
-  await waitFor(() => ownHook.received.length === 1 && envHook.received.length === 3, 'the expected deliveries', 10_000);
+  await waitFor(
+    () => ownHook.received.length === 1 && envHook.received.length === 3,
+    'the expected deliveries',
+    10_000,
+  );
   t.match(ownHook.payloads()[0], { connection_id: 'own', operation: 'override' });
   t.equal(envHook.payloads()[2]?.connection_id, 'plain');
 
   await gw.call('DELETE', '/connections/own/webhook-url?provider_config_key=stripe');
-  t.equal((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url, null);
-  await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: ownHook.url } });
+  t.equal(
+    (await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url,
+    null,
+  );
+  await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', {
+    body: { webhook_url: ownHook.url },
+  });
   await gw.call('DELETE', '/connections/own?provider_config_key=stripe');
   await waitFor(() => ownHook.received.length === 2, 'the expected deliveries', 10_000);
-  t.match(ownHook.payloads()[1], { connection_id: 'own', operation: 'deletion' }, 'the deletion event still goes to its URL');
+  t.match(
+    ownHook.payloads()[1],
+    { connection_id: 'own', operation: 'deletion' },
+    'the deletion event still goes to its URL',
+  );
   await importConnection(gw, 'own');
-  t.equal((await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url, null, 'a deleted connection takes its URL with it');
+  t.equal(
+    (await gw.call('GET', '/connections/own/webhook-url?provider_config_key=stripe')).json.data.webhook_url,
+    null,
+    'a deleted connection takes its URL with it',
+  );
 });

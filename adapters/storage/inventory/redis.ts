@@ -30,9 +30,16 @@ export function redisInventory(client: RedisClient, prefix: string): StorageInve
         const namespace = key.slice(start, colon);
         const list = key.slice(colon + 1);
         for (let from = 0; ; from += PAGE) {
-          const flat = (await client.sendCommand(['ZRANGE', key, String(from), String(from + PAGE - 1), 'WITHSCORES'])) as string[];
+          const flat = (await client.sendCommand([
+            'ZRANGE',
+            key,
+            String(from),
+            String(from + PAGE - 1),
+            'WITHSCORES',
+          ])) as string[];
           const entries: IndexEntry[] = [];
-          for (let i = 0; i + 1 < flat.length; i += 2) entries.push({ namespace, list, id: String(flat[i]), order: Number(flat[i + 1]) });
+          for (let i = 0; i + 1 < flat.length; i += 2)
+            entries.push({ namespace, list, id: String(flat[i]), order: Number(flat[i + 1]) });
           if (entries.length > 0) yield entries;
           if (entries.length < PAGE) break;
         }

@@ -8,13 +8,20 @@ type Row = { namespace: string; list: string; id: string; ord: number };
 export function sqliteInventory(db: Database.Database): StorageInventory {
   return {
     async namespaces() {
-      return db.prepare<[number], { namespace: string }>('SELECT DISTINCT namespace FROM portico_kv WHERE expires IS NULL OR expires > ?')
-        .all(Date.now()).map((r) => r.namespace);
+      return db
+        .prepare<[number], { namespace: string }>(
+          'SELECT DISTINCT namespace FROM portico_kv WHERE expires IS NULL OR expires > ?',
+        )
+        .all(Date.now())
+        .map((r) => r.namespace);
     },
     async *indexEntries() {
-      const first = db.prepare<[number], Row>('SELECT namespace, list, id, ord FROM portico_index ORDER BY namespace, list, id LIMIT ?');
+      const first = db.prepare<[number], Row>(
+        'SELECT namespace, list, id, ord FROM portico_index ORDER BY namespace, list, id LIMIT ?',
+      );
       const next = db.prepare<[string, string, string, number], Row>(
-        'SELECT namespace, list, id, ord FROM portico_index WHERE (namespace, list, id) > (?, ?, ?) ORDER BY namespace, list, id LIMIT ?');
+        'SELECT namespace, list, id, ord FROM portico_index WHERE (namespace, list, id) > (?, ?, ?) ORDER BY namespace, list, id LIMIT ?',
+      );
       let rows = first.all(PAGE);
       while (rows.length > 0) {
         yield rows.map((r): IndexEntry => ({ namespace: r.namespace, list: r.list, id: r.id, order: r.ord }));

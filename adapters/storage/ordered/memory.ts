@@ -59,7 +59,10 @@ export function createMemoryOrderedIndex(): OrderedIndex & { clear(): void } {
         return sorted.slice(from, from + limit).map((e) => ({ ...e }));
       }
       const below = after ? seek(sorted, after, true) : sorted.length;
-      return sorted.slice(Math.max(0, below - limit), below).reverse().map((e) => ({ ...e }));
+      return sorted
+        .slice(Math.max(0, below - limit), below)
+        .reverse()
+        .map((e) => ({ ...e }));
     },
     async count(name) {
       return lists.get(name)?.orders.size ?? 0;

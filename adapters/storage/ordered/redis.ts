@@ -47,13 +47,17 @@ export function createRedisOrderedIndexes(client: RedisClient, prefix: string): 
       },
       async page(list, limit, after, reverse = false) {
         if (!after) {
-          const range = reverse ? ['ZREVRANGE', key(list), '0', String(limit - 1), 'WITHSCORES'] : ['ZRANGE', key(list), '0', String(limit - 1), 'WITHSCORES'];
+          const range = reverse
+            ? ['ZREVRANGE', key(list), '0', String(limit - 1), 'WITHSCORES']
+            : ['ZRANGE', key(list), '0', String(limit - 1), 'WITHSCORES'];
           return positions(await client.sendCommand(range));
         }
-        return positions(await client.eval(PAGE_SCRIPT, {
-          keys: [key(list)],
-          arguments: [String(limit), reverse ? '1' : '0', String(after.order), after.id],
-        }));
+        return positions(
+          await client.eval(PAGE_SCRIPT, {
+            keys: [key(list)],
+            arguments: [String(limit), reverse ? '1' : '0', String(after.order), after.id],
+          }),
+        );
       },
       async count(list) {
         return client.zCard(key(list));

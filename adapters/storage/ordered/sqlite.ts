@@ -8,9 +8,11 @@ type Row = [ord: number, id: string];
  * Ordered lists in one table beside the key–value table: the primary key finds an id, a
  * second index on (namespace, list, ord, id) reads a page in order — a seek and `limit` rows.
  */
-export function createSqliteOrderedIndexes(db: Database.Database,
+export function createSqliteOrderedIndexes(
+  db: Database.Database,
   /** How writes run: at once by default; the storage passes its group commit (sqlite-commit.ts). */
-  write: <T>(work: () => T) => Promise<T> = async (work) => work()): (namespace: string) => OrderedIndex {
+  write: <T>(work: () => T) => Promise<T> = async (work) => work(),
+): (namespace: string) => OrderedIndex {
   db.exec(`CREATE TABLE IF NOT EXISTS portico_index (
     namespace TEXT NOT NULL,
     list TEXT NOT NULL,
@@ -26,14 +28,26 @@ export function createSqliteOrderedIndexes(db: Database.Database,
        ON CONFLICT (namespace, list, id) DO UPDATE SET ord = excluded.ord`,
     ),
     remove: db.prepare<[string, string, string]>(`DELETE FROM portico_index WHERE ${where} AND id = ?`),
-    first: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`).raw(true),
-    after: db.prepare<[string, string, number, string, number], Row>(
-      `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`,
-    ).raw(true),
-    last: db.prepare<[string, string, number], Row>(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`).raw(true),
-    before: db.prepare<[string, string, number, string, number], Row>(
-      `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
-    ).raw(true),
+    first: db
+      .prepare<[string, string, number], Row>(
+        `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`,
+      )
+      .raw(true),
+    after: db
+      .prepare<[string, string, number, string, number], Row>(
+        `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`,
+      )
+      .raw(true),
+    last: db
+      .prepare<[string, string, number], Row>(
+        `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`,
+      )
+      .raw(true),
+    before: db
+      .prepare<[string, string, number, string, number], Row>(
+        `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
+      )
+      .raw(true),
     count: db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM portico_index WHERE ${where}`),
   };
   const addMany = db.transaction((namespace: string, entries: readonly ({ list: string } & IndexPosition)[]) => {
@@ -52,8 +66,13 @@ export function createSqliteOrderedIndexes(db: Database.Database,
       await write(() => s.remove.run(namespace, list, id));
     },
     async page(list, limit, after, reverse = false) {
-      if (reverse) return positions(after ? s.before.all(namespace, list, after.order, after.id, limit) : s.last.all(namespace, list, limit));
-      return positions(after ? s.after.all(namespace, list, after.order, after.id, limit) : s.first.all(namespace, list, limit));
+      if (reverse)
+        return positions(
+          after ? s.before.all(namespace, list, after.order, after.id, limit) : s.last.all(namespace, list, limit),
+        );
+      return positions(
+        after ? s.after.all(namespace, list, after.order, after.id, limit) : s.first.all(namespace, list, limit),
+      );
     },
     async count(list) {
       return s.count.get(namespace, list)?.n ?? 0;

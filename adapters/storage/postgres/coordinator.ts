@@ -16,7 +16,8 @@ export function createPostgresCoordinator(db: Db): Coordinator {
       `INSERT INTO portico_locks (key, token, expires) VALUES ($1, $2, ${NOW_MS} + $3)
        ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires = excluded.expires
        WHERE portico_locks.expires <= ${NOW_MS}`,
-      [key, token, Math.max(1, Math.ceil(ttlMs))]);
+      [key, token, Math.max(1, Math.ceil(ttlMs))],
+    );
     if (!rowCount) return null;
     let released = false;
     return {
@@ -35,7 +36,8 @@ export function createPostgresCoordinator(db: Db): Coordinator {
       const { rows } = await db.query<{ value: string }>(
         `INSERT INTO portico_counters (key, value) VALUES ($1, $2)
          ON CONFLICT (key) DO UPDATE SET value = portico_counters.value + excluded.value RETURNING value`,
-        [key, by]);
+        [key, by],
+      );
       // bigint comes back as text; counters stay well within a double's exact range.
       return Number(rows[0]?.value);
     },

@@ -46,7 +46,13 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       const queue = createPostgresQueue<T>(db, name, queueOptions);
       const close = queue.close.bind(queue);
       queues.add(queue as WorkQueue<unknown>);
-      return { ...queue, close: () => { queues.delete(queue as WorkQueue<unknown>); return close(); } };
+      return {
+        ...queue,
+        close: () => {
+          queues.delete(queue as WorkQueue<unknown>);
+          return close();
+        },
+      };
     },
     inventory: postgresInventory(db),
     async close() {

@@ -36,14 +36,18 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
     const { rows } = await this.db.query<{ value: string }>(
-      `SELECT value FROM portico_kv WHERE namespace = $1 AND key = $2 AND ${live}`, [this.ns, key, Date.now()]);
+      `SELECT value FROM portico_kv WHERE namespace = $1 AND key = $2 AND ${live}`,
+      [this.ns, key, Date.now()],
+    );
     // Keyv hands us, and gets back, its serialized string; the cast only satisfies the generic.
     return rows[0]?.value as StoredData<Value> | undefined;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
     const { rows } = await this.db.query<{ key: string; value: string }>(
-      `SELECT key, value FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[]) AND ${live}`, [this.ns, keys, Date.now()]);
+      `SELECT key, value FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[]) AND ${live}`,
+      [this.ns, keys, Date.now()],
+    );
     const found = new Map(rows.map((row) => [row.key, row.value]));
     return keys.map((key) => found.get(key)) as Array<StoredData<Value | undefined>>;
   }
@@ -64,7 +68,10 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
-    const result = await this.db.query('DELETE FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[])', [this.ns, keys]);
+    const result = await this.db.query('DELETE FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[])', [
+      this.ns,
+      keys,
+    ]);
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -78,7 +85,9 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
 
   async hasMany(keys: string[]): Promise<boolean[]> {
     const { rows } = await this.db.query<{ key: string }>(
-      `SELECT key FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[]) AND ${live}`, [this.ns, keys, Date.now()]);
+      `SELECT key FROM portico_kv WHERE namespace = $1 AND key = ANY($2::text[]) AND ${live}`,
+      [this.ns, keys, Date.now()],
+    );
     const found = new Set(rows.map((row) => row.key));
     return keys.map((key) => found.has(key));
   }
@@ -90,7 +99,9 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
     for (;;) {
       const { rows } = await this.db.query<{ key: string; value: string }>(
         `SELECT key, value FROM portico_kv WHERE namespace = $1 AND key > $2 AND (expires IS NULL OR expires > $3)
-         ORDER BY key LIMIT $4`, [ns, after, Date.now(), ITERATOR_PAGE]);
+         ORDER BY key LIMIT $4`,
+        [ns, after, Date.now(), ITERATOR_PAGE],
+      );
       for (const row of rows) yield [row.key, row.value as Awaited<Value>];
       const last = rows.at(-1);
       if (!last || rows.length < ITERATOR_PAGE) return;
@@ -116,7 +127,8 @@ export class KeyvPostgresStore extends EventEmitter implements KeyvStoreAdapter 
       `INSERT INTO portico_kv (namespace, key, value, expires)
        SELECT $1, k, v, e FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(k, v, e)
        ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
-      [this.ns, keys, values, expires]);
+      [this.ns, keys, values, expires],
+    );
     this.sweep();
   }
 }

@@ -29,7 +29,8 @@ export function createPostgresOrderedIndexes(db: Db): (namespace: string) => Ord
         `INSERT INTO portico_index (namespace, list, id, ord)
          SELECT $1, l, i, o FROM unnest($2::text[], $3::text[], $4::float8[]) AS t(l, i, o)
          ON CONFLICT (namespace, list, id) DO UPDATE SET ord = excluded.ord`,
-        [namespace, rows.map((r) => r.list), rows.map((r) => r.id), rows.map((r) => r.order)]);
+        [namespace, rows.map((r) => r.list), rows.map((r) => r.id), rows.map((r) => r.order)],
+      );
     };
     return {
       add: (list, id, order) => addMany([{ list, id, order }]),
@@ -43,7 +44,10 @@ export function createPostgresOrderedIndexes(db: Db): (namespace: string) => Ord
         return positions((await db.query<Row>(sql, params)).rows);
       },
       async count(list) {
-        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM portico_index WHERE ${where}`, [namespace, list]);
+        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM portico_index WHERE ${where}`, [
+          namespace,
+          list,
+        ]);
         return Number(rows[0]?.n ?? 0);
       },
     };

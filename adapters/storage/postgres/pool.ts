@@ -26,7 +26,10 @@ export const NOW_MS = `(floor(extract(epoch from statement_timestamp()) * 1000):
 /** A plain identifier only: it is put into `search_path` and DDL, never quoted by a driver. */
 const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
 
-type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
+type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  sql: string,
+  params?: unknown[],
+) => Promise<pg.QueryResult<R>>;
 
 export interface Db {
   /** One statement, after the schema exists. */
@@ -59,7 +62,8 @@ export function splitSchema(url: string): { url: string; schema: string | undefi
 export function createDb(options: PostgresPoolOptions): Db {
   const split = splitSchema(options.url);
   const schema = options.schema ?? split.schema ?? 'public';
-  if (!schemaPattern.test(schema)) throw new Error(`PostgreSQL schema "${schema}": use lower-case letters, digits and _`);
+  if (!schemaPattern.test(schema))
+    throw new Error(`PostgreSQL schema "${schema}": use lower-case letters, digits and _`);
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const max = options.maxConnections ?? 10;
   const config = (connections: number, settings: string): pg.PoolConfig => ({

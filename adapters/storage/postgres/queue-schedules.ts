@@ -16,7 +16,8 @@ export function scheduleStatements(db: Db, queue: string) {
          VALUES ($1, $2, $3::bigint, $4, (${NOW_MS} / $3::bigint) * $3::bigint + $3::bigint)
          ON CONFLICT (queue, id) DO UPDATE SET data = excluded.data, every_ms = excluded.every_ms,
            next = CASE WHEN portico_schedules.every_ms = excluded.every_ms THEN portico_schedules.next ELSE excluded.next END`,
-        [queue, id, everyMs, data]);
+        [queue, id, everyMs, data],
+      );
     },
 
     async remove(id: string): Promise<void> {
@@ -24,7 +25,10 @@ export function scheduleStatements(db: Db, queue: string) {
     },
 
     async next(id: string): Promise<number | null> {
-      const { rows } = await db.query<{ next: string }>('SELECT next FROM portico_schedules WHERE queue = $1 AND id = $2', [queue, id]);
+      const { rows } = await db.query<{ next: string }>(
+        'SELECT next FROM portico_schedules WHERE queue = $1 AND id = $2',
+        [queue, id],
+      );
       return rows[0] ? Number(rows[0].next) : null;
     },
 
@@ -42,7 +46,8 @@ export function scheduleStatements(db: Db, queue: string) {
            ON CONFLICT (queue, id) DO NOTHING
          )
          SELECT (SELECT count(*) FROM due) AS fired, (SELECT count(*) FROM portico_schedules WHERE queue = $1) AS total`,
-        [queue]);
+        [queue],
+      );
       return { fired: Number(rows[0]?.fired ?? 0), total: Number(rows[0]?.total ?? 0) };
     },
   };

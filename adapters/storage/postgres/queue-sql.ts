@@ -27,7 +27,8 @@ export function queueStatements(db: Db, queue: string) {
          ON CONFLICT (queue, id) DO UPDATE SET data = excluded.data, state = 'waiting', attempts = 0, due = excluded.due,
            claim_token = NULL, claim_until = NULL, slot = excluded.slot, error = NULL, expires = NULL
          WHERE ${forgotten}`,
-        [queue, jobs.map((j) => j.id), jobs.map((j) => j.data), jobs.map((j) => j.delayMs), slot]);
+        [queue, jobs.map((j) => j.id), jobs.map((j) => j.data), jobs.map((j) => j.delayMs), slot],
+      );
     },
 
     /** Claims up to `limit` due jobs nobody holds, oldest due first. */
@@ -39,7 +40,8 @@ export function queueStatements(db: Db, queue: string) {
                ORDER BY due LIMIT $2 FOR UPDATE SKIP LOCKED) picked
          WHERE j.queue = $1 AND j.id = picked.id
          RETURNING j.id, j.data, j.attempts, j.slot, j.claim_token`,
-        [queue, limit, visibilityMs]);
+        [queue, limit, visibilityMs],
+      );
       return rows;
     },
 
@@ -48,7 +50,8 @@ export function queueStatements(db: Db, queue: string) {
       const { rows } = await db.quick<{ claim_token: string }>(
         `UPDATE portico_jobs SET claim_until = ${NOW_MS} + $3
          WHERE queue = $1 AND state = 'waiting' AND claim_token = ANY($2::text[]) RETURNING claim_token`,
-        [queue, tokens, visibilityMs]);
+        [queue, tokens, visibilityMs],
+      );
       return new Set(rows.map((r) => r.claim_token));
     },
 
@@ -56,28 +59,43 @@ export function queueStatements(db: Db, queue: string) {
       if (keepMs > 0) {
         await db.query(
           `UPDATE portico_jobs SET state = 'done', claim_token = NULL, claim_until = NULL, expires = ${NOW_MS} + $4
-           WHERE queue = $1 AND id = $2 AND claim_token = $3`, [queue, id, token, keepMs]);
+           WHERE queue = $1 AND id = $2 AND claim_token = $3`,
+          [queue, id, token, keepMs],
+        );
       } else {
-        await db.query('DELETE FROM portico_jobs WHERE queue = $1 AND id = $2 AND claim_token = $3', [queue, id, token]);
+        await db.query('DELETE FROM portico_jobs WHERE queue = $1 AND id = $2 AND claim_token = $3', [
+          queue,
+          id,
+          token,
+        ]);
       }
     },
 
     /** A counted failed attempt: again after `delayMs`, or a dead letter once out of attempts. */
-    async retry(id: string, token: string, delayMs: number, maxAttempts: number, keepDeadMs: number, error: string | null): Promise<void> {
+    async retry(
+      id: string,
+      token: string,
+      delayMs: number,
+      maxAttempts: number,
+      keepDeadMs: number,
+      error: string | null,
+    ): Promise<void> {
       await db.query(
         `UPDATE portico_jobs SET attempts = attempts + 1, claim_token = NULL, claim_until = NULL, error = coalesce($6, error),
            state = CASE WHEN attempts + 1 >= $5 THEN 'dead' ELSE 'waiting' END,
            due = CASE WHEN attempts + 1 >= $5 THEN due ELSE ${NOW_MS} + $4 END,
            expires = CASE WHEN attempts + 1 >= $5 THEN ${NOW_MS} + $7 ELSE NULL END
          WHERE queue = $1 AND id = $2 AND claim_token = $3`,
-        [queue, id, token, delayMs, maxAttempts, error, keepDeadMs]);
+        [queue, id, token, delayMs, maxAttempts, error, keepDeadMs],
+      );
     },
 
     /** Back to waiting without counting the attempt (shutdown). */
     async release(id: string, token: string): Promise<void> {
       await db.quick(
         'UPDATE portico_jobs SET claim_token = NULL, claim_until = NULL WHERE queue = $1 AND id = $2 AND claim_token = $3',
-        [queue, id, token]);
+        [queue, id, token],
+      );
     },
 
     async counts(): Promise<QueueCounts> {
@@ -87,9 +105,16 @@ export function queueStatements(db: Db, queue: string) {
            count(*) FILTER (WHERE state = 'waiting' AND (claim_until IS NULL OR claim_until <= ${NOW_MS}) AND due > ${NOW_MS}) AS delayed,
            count(*) FILTER (WHERE state = 'waiting' AND (claim_until IS NULL OR claim_until <= ${NOW_MS}) AND due <= ${NOW_MS}) AS waiting,
            count(*) FILTER (WHERE state = 'dead' AND (expires IS NULL OR expires > ${NOW_MS})) AS dead
-         FROM portico_jobs WHERE queue = $1`, [queue]);
+         FROM portico_jobs WHERE queue = $1`,
+        [queue],
+      );
       const row = rows[0];
-      return { waiting: Number(row?.waiting ?? 0), delayed: Number(row?.delayed ?? 0), active: Number(row?.active ?? 0), dead: Number(row?.dead ?? 0) };
+      return {
+        waiting: Number(row?.waiting ?? 0),
+        delayed: Number(row?.delayed ?? 0),
+        active: Number(row?.active ?? 0),
+        dead: Number(row?.dead ?? 0),
+      };
     },
 
     /** Deletes finished rows whose time is up (any queue: one sweep serves all). */

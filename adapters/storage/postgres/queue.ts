@@ -1,5 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import { resolveQueueOptions, type JobHandler, type JobOutcome, type QueueOptions, type WorkQueue } from '../../../lib/queue/index.js';
+import {
+  resolveQueueOptions,
+  type JobHandler,
+  type JobOutcome,
+  type QueueOptions,
+  type WorkQueue,
+} from '../../../lib/queue/index.js';
 import type { Db } from './pool.js';
 import { scheduleStatements } from './queue-schedules.js';
 import { queueStatements, type JobRow } from './queue-sql.js';
@@ -44,7 +50,12 @@ export function createPostgresQueue<T>(db: Db, name: string, options: PostgresQu
 
   const attempt = async (row: JobRow, signal: AbortSignal): Promise<JobOutcome | { kind: 'failed'; error: string }> => {
     try {
-      const job = { id: row.id, data: JSON.parse(row.data) as T, attempt: row.attempts + 1, scheduledAt: row.slot === null ? null : Number(row.slot) };
+      const job = {
+        id: row.id,
+        data: JSON.parse(row.data) as T,
+        attempt: row.attempts + 1,
+        scheduledAt: row.slot === null ? null : Number(row.slot),
+      };
       return (await (handler as JobHandler<T>)(job, signal)) ?? { kind: 'done' };
     } catch (error) {
       if (closed) return { kind: 'abandoned' };
@@ -62,8 +73,17 @@ export function createPostgresQueue<T>(db: Db, name: string, options: PostgresQu
     try {
       if (outcome.kind === 'done') await jobs.done(row.id, token, settings.keepDoneMs);
       else if (outcome.kind === 'abandoned') await jobs.release(row.id, token);
-      else if (outcome.kind === 'retry') await jobs.retry(row.id, token, outcome.delayMs, settings.maxAttempts, settings.keepDeadMs, null);
-      else await jobs.retry(row.id, token, settings.errorDelayMs, settings.maxAttempts, settings.keepDeadMs, outcome.error);
+      else if (outcome.kind === 'retry')
+        await jobs.retry(row.id, token, outcome.delayMs, settings.maxAttempts, settings.keepDeadMs, null);
+      else
+        await jobs.retry(
+          row.id,
+          token,
+          settings.errorDelayMs,
+          settings.maxAttempts,
+          settings.keepDeadMs,
+          outcome.error,
+        );
     } catch (error) {
       // The row keeps its claim, which lapses: the job comes back (handlers are idempotent).
       onError('queue store operation failed', { queue: name, job: row.id, error: describe(error) });
@@ -140,7 +160,12 @@ export function createPostgresQueue<T>(db: Db, name: string, options: PostgresQu
     async enqueue(newJobs) {
       const unique = new Map<string, { id: string; data: string; delayMs: number }>();
       for (const job of newJobs) {
-        if (!unique.has(job.id)) unique.set(job.id, { id: job.id, data: JSON.stringify(job.data) ?? 'null', delayMs: Math.max(0, job.delayMs ?? 0) });
+        if (!unique.has(job.id))
+          unique.set(job.id, {
+            id: job.id,
+            data: JSON.stringify(job.data) ?? 'null',
+            delayMs: Math.max(0, job.delayMs ?? 0),
+          });
       }
       if (unique.size === 0) return;
       // In id order: concurrent enqueues of the same ids lock rows in the same order (no deadlock).
@@ -156,9 +181,14 @@ export function createPostgresQueue<T>(db: Db, name: string, options: PostgresQu
     async start(jobHandler, workerOptions) {
       handler = jobHandler;
       concurrency = Math.max(1, workerOptions.concurrency);
-      heartbeat = setInterval(() => {
-        renewAll().catch((error: unknown) => onError('queue claim renewal failed', { queue: name, error: describe(error) }));
-      }, Math.max(50, Math.floor(settings.visibilityTimeoutMs / 3)));
+      heartbeat = setInterval(
+        () => {
+          renewAll().catch((error: unknown) =>
+            onError('queue claim renewal failed', { queue: name, error: describe(error) }),
+          );
+        },
+        Math.max(50, Math.floor(settings.visibilityTimeoutMs / 3)),
+      );
       heartbeat.unref();
       nudge();
       await ticking;

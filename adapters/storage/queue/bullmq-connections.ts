@@ -47,7 +47,15 @@ export function createQueueConnections(url: string): QueueConnections {
      * For the producer: no command waits while Redis is away (none is queued, none in flight at
      * a cut is re-sent), so an enqueue that failed, and was answered 503, never lands afterwards.
      */
-    producer: () => own(new Redis(url, { ...base, maxRetriesPerRequest: 0, enableOfflineQueue: false, autoResendUnfulfilledCommands: false })),
+    producer: () =>
+      own(
+        new Redis(url, {
+          ...base,
+          maxRetriesPerRequest: 0,
+          enableOfflineQueue: false,
+          autoResendUnfulfilledCommands: false,
+        }),
+      ),
     /** For the worker: its commands wait for Redis to return (BullMQ requires it of blocking reads). */
     worker: () => own(new Owned(url, { ...base, maxRetriesPerRequest: null })),
     /** Resolves once `client` is connected, or rejects after `ms` (nothing is sent meanwhile). */

@@ -81,7 +81,10 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
 
   const process = (handler: JobHandler<T>) => async (job: Job<Carried<T>>, token?: string) => {
     if (abort.signal.aborted) return giveBack(job, token);
-    const outcome = await handler({ id: job.data.id, data: job.data.data, attempt: job.attemptsMade + 1, scheduledAt: slotOf(job) }, abort.signal);
+    const outcome = await handler(
+      { id: job.data.id, data: job.data.data, attempt: job.attemptsMade + 1, scheduledAt: slotOf(job) },
+      abort.signal,
+    );
     if (outcome?.kind === 'retry') throw new RetryLater(outcome.delayMs);
     if (outcome?.kind === 'abandoned') return giveBack(job, token);
     return undefined;
@@ -91,11 +94,13 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
     kind: 'bullmq',
     async enqueue(jobs) {
       await connections.ready(producer, enqueueWaitMs);
-      await queue.addBulk(jobs.map((job) => ({
-        name,
-        data: { id: job.id, data: job.data },
-        opts: { ...jobOptions, jobId: safeId(job.id), ...(job.delayMs ? { delay: job.delayMs } : {}) },
-      })));
+      await queue.addBulk(
+        jobs.map((job) => ({
+          name,
+          data: { id: job.id, data: job.data },
+          opts: { ...jobOptions, jobId: safeId(job.id), ...(job.delayMs ? { delay: job.delayMs } : {}) },
+        })),
+      );
     },
     async schedule(id, everyMs, data) {
       await queue.upsertJobScheduler(safeId(id), { every: everyMs }, { name, data: { id, data }, opts: jobOptions });
@@ -137,7 +142,12 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
     },
     async counts() {
       const c = await queue.getJobCounts('wait', 'prioritized', 'paused', 'delayed', 'active', 'failed');
-      return { waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0), delayed: c.delayed ?? 0, active: c.active ?? 0, dead: c.failed ?? 0 };
+      return {
+        waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
+        delayed: c.delayed ?? 0,
+        active: c.active ?? 0,
+        dead: c.failed ?? 0,
+      };
     },
     async close() {
       // Stop taking jobs first, then cut the attempts in flight: a job given back while the worker

@@ -1,5 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { resolveQueueOptions, type JobHandler, type JobOutcome, type QueueCounts, type QueueOptions, type WorkQueue } from '../../../lib/queue/index.js';
+import {
+  resolveQueueOptions,
+  type JobHandler,
+  type JobOutcome,
+  type QueueCounts,
+  type QueueOptions,
+  type WorkQueue,
+} from '../../../lib/queue/index.js';
 import type { Storage } from '../../../lib/storage/index.js';
 import { createEntryStore, type Entry, type Settlement } from './keyv-entries.js';
 import { createScheduleStore } from './keyv-schedules.js';
@@ -29,7 +36,10 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
   const pollMs = options.pollMs ?? (storage.shared ? 2_000 : 30_000);
   const tickMs = options.tickMs ?? 1_000;
   const kv = storage.keyv<Entry<T>>(`queue:${name}`);
-  if (!kv.iterator) throw new Error(`storage "${storage.kind}" cannot list its keys, so it cannot hold the outbox; its adapter must supply its own queue`);
+  if (!kv.iterator)
+    throw new Error(
+      `storage "${storage.kind}" cannot list its keys, so it cannot hold the outbox; its adapter must supply its own queue`,
+    );
   const entries = createEntryStore<T>(kv, storage.coordinator, name, settings);
   const schedules = createScheduleStore<T>(storage.keyv(`queue-schedules`), storage.coordinator, name);
 
@@ -57,11 +67,14 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
       return;
     }
     // Unref'd: a pending retry must not keep the host process alive; it is in the store anyway.
-    const timer = setTimeout(() => {
-      timers.delete(id);
-      ready.add(id);
-      pump();
-    }, Math.min(wait, maxTimerMs));
+    const timer = setTimeout(
+      () => {
+        timers.delete(id);
+        ready.add(id);
+        pump();
+      },
+      Math.min(wait, maxTimerMs),
+    );
     timer.unref();
     timers.set(id, timer);
   };
@@ -69,7 +82,10 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
   const attempt = async (entry: Entry<T>, signal: AbortSignal): Promise<Settlement> => {
     let outcome: JobOutcome | void;
     try {
-      outcome = await (handler as JobHandler<T>)({ id: entry.id, data: entry.data, attempt: entry.attempts + 1, scheduledAt: entry.slot }, signal);
+      outcome = await (handler as JobHandler<T>)(
+        { id: entry.id, data: entry.data, attempt: entry.attempts + 1, scheduledAt: entry.slot },
+        signal,
+      );
     } catch (error) {
       if (closed) return { kind: 'release' };
       onError('queued job failed', { queue: name, job: entry.id, error: describe(error) });
@@ -91,11 +107,17 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
     const cut = new AbortController();
     const stop = () => cut.abort();
     abort.signal.addEventListener('abort', stop, { once: true });
-    const heartbeat = setInterval(() => {
-      entries.renew(id, token).then((held) => {
-        if (!held) cut.abort(); // another worker has it now: stop, its run counts
-      }, (error: unknown) => onError('queue claim renewal failed', { queue: name, job: id, error: describe(error) }));
-    }, Math.max(50, Math.floor(settings.visibilityTimeoutMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        entries.renew(id, token).then(
+          (held) => {
+            if (!held) cut.abort(); // another worker has it now: stop, its run counts
+          },
+          (error: unknown) => onError('queue claim renewal failed', { queue: name, job: id, error: describe(error) }),
+        );
+      },
+      Math.max(50, Math.floor(settings.visibilityTimeoutMs / 3)),
+    );
     heartbeat.unref();
     let settlement: Settlement;
     try {
@@ -149,11 +171,13 @@ export function createKeyvQueue<T>(storage: Storage, name: string, options: Keyv
   };
 
   const loopOnce = () => {
-    tick().catch((error: unknown) => onError('queue poll failed', { queue: name, error: describe(error) })).finally(() => {
-      if (closed) return;
-      loop = setTimeout(loopOnce, tickMs);
-      loop.unref();
-    });
+    tick()
+      .catch((error: unknown) => onError('queue poll failed', { queue: name, error: describe(error) }))
+      .finally(() => {
+        if (closed) return;
+        loop = setTimeout(loopOnce, tickMs);
+        loop.unref();
+      });
   };
 
   return {

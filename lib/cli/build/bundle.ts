@@ -24,21 +24,33 @@ function scriptApiPlugin(api: ScriptApiFiles): Plugin {
 
 // A deployed bundle is one file in the gateway's bundle folder: CommonJS dependencies inside it
 // that require Node built-ins need a `require`.
-const banner = "import { createRequire as __porticoCreateRequire } from 'node:module';\nconst require = __porticoCreateRequire(import.meta.url);";
+const banner =
+  "import { createRequire as __porticoCreateRequire } from 'node:module';\nconst require = __porticoCreateRequire(import.meta.url);";
 
 const outName = (s: ScriptSource) => [s.integration, s.folder, s.name].filter(Boolean).join('/');
 
 function toProblem(root: string, message: Message): Problem {
   const at = message.location;
   if (!at) return { file: '', message: message.text };
-  return { file: relative(root, join(root, at.file)).split(sep).join('/'), line: at.line, column: at.column + 1, message: message.text };
+  return {
+    file: relative(root, join(root, at.file)).split(sep).join('/'),
+    line: at.line,
+    column: at.column + 1,
+    message: message.text,
+  };
 }
 
 /**
  * Bundles each script into one self-contained ES module (zod and the script API inside), as the
  * gateway loads it: nothing is left to resolve from the folder it is deployed to.
  */
-export async function bundleScripts(root: string, outDir: string, sources: readonly ScriptSource[], api: ScriptApiFiles, options: { sourcemap?: boolean } = {}): Promise<BundleOutcome> {
+export async function bundleScripts(
+  root: string,
+  outDir: string,
+  sources: readonly ScriptSource[],
+  api: ScriptApiFiles,
+  options: { sourcemap?: boolean } = {},
+): Promise<BundleOutcome> {
   const esbuild = await import('esbuild');
   try {
     const result = await esbuild.build({

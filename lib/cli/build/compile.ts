@@ -45,8 +45,11 @@ export interface CompileOptions {
 
 export const manifestFile = 'manifest.json';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const failed = (stage: Extract<CompileOutcome, { ok: false }>['stage'], message: string, problems: Problem[] = []): CompileOutcome =>
-  ({ ok: false, stage, message, problems });
+const failed = (
+  stage: Extract<CompileOutcome, { ok: false }>['stage'],
+  message: string,
+  problems: Problem[] = [],
+): CompileOutcome => ({ ok: false, stage, message, problems });
 
 /** Bundles a previous compile wrote that this one does not: a removed script leaves no stale file behind. */
 function removeStale(outDir: string, kept: readonly CompiledScript[]): void {
@@ -65,7 +68,11 @@ function removeStale(outDir: string, kept: readonly CompiledScript[]): void {
 }
 
 /** The type-check as a step of its own: deploy runs it after the plan is confirmed. */
-export async function typeCheckStep(root: string, files: readonly string[], progress: (message: string) => void): Promise<Extract<CompileOutcome, { ok: false }> | null> {
+export async function typeCheckStep(
+  root: string,
+  files: readonly string[],
+  progress: (message: string) => void,
+): Promise<Extract<CompileOutcome, { ok: false }> | null> {
   const started = performance.now();
   progress(`Type-checking ${files.length} script${files.length === 1 ? '' : 's'}…`);
   const problems = await typeCheck(root, files, scriptApiFiles());
@@ -78,18 +85,34 @@ export async function typeCheckStep(root: string, files: readonly string[], prog
 export async function compileScripts(options: CompileOptions): Promise<CompileOutcome> {
   const { root, outDir, progress } = options;
   const found = discoverScripts(root, [outDir]);
-  if (!found.ok) return failed('legacy', legacyRefusal(root, found.legacy), found.legacy.map((file) => ({ file, code: 'unsupported_script_format', message: 'the YAML script configuration is no longer supported' })));
+  if (!found.ok)
+    return failed(
+      'legacy',
+      legacyRefusal(root, found.legacy),
+      found.legacy.map((file) => ({
+        file,
+        code: 'unsupported_script_format',
+        message: 'the YAML script configuration is no longer supported',
+      })),
+    );
   const sources = found.scripts.filter((s) => options.only?.(s) ?? true);
   // A dry-run of one script is not held up by another script's naming problem.
   const naming = found.problems.filter((p) => sources.some((s) => s.relative === p.file));
   if (naming.length > 0) return failed('layout', 'The scripts folder has naming problems.', naming);
   if (sources.length === 0) {
-    return failed('layout', `No scripts in ${root}: expected <integration>/syncs/<name>.ts, <integration>/actions/<name>.ts (portico init writes an example of each).`);
+    return failed(
+      'layout',
+      `No scripts in ${root}: expected <integration>/syncs/<name>.ts, <integration>/actions/<name>.ts (portico init writes an example of each).`,
+    );
   }
   const api = scriptApiFiles();
 
   if (options.typecheck) {
-    const failure = await typeCheckStep(root, sources.map((s) => s.file), progress);
+    const failure = await typeCheckStep(
+      root,
+      sources.map((s) => s.file),
+      progress,
+    );
     if (failure) return failure;
   }
 
@@ -112,16 +135,30 @@ export async function compileScripts(options: CompileOptions): Promise<CompileOu
       continue;
     }
     scripts.push({
-      integration: b.source.integration, name: b.source.name, type: inspected.manifest.type, source: b.source.relative, sourceFile: b.source.file,
-      file: b.outFile, bytes: Buffer.byteLength(b.code), sha256: hash, manifest: inspected.manifest, bundle: b.code,
+      integration: b.source.integration,
+      name: b.source.name,
+      type: inspected.manifest.type,
+      source: b.source.relative,
+      sourceFile: b.source.file,
+      file: b.outFile,
+      bytes: Buffer.byteLength(b.code),
+      sha256: hash,
+      manifest: inspected.manifest,
+      bundle: b.code,
     });
   }
   if (problems.length > 0) return failed('load', `Scripts that do not load: ${problems.length}.`, problems);
 
   if (options.manifest) {
     removeStale(outDir, scripts);
-    const listed = scripts.map(({ bundle: _bundle, sourceFile: _source, file, ...rest }) => ({ ...rest, file: relative(outDir, file).split(sep).join('/') }));
-    writeFileSync(join(outDir, manifestFile), `${JSON.stringify({ compiled_at: new Date().toISOString(), scripts: listed }, null, 2)}\n`);
+    const listed = scripts.map(({ bundle: _bundle, sourceFile: _source, file, ...rest }) => ({
+      ...rest,
+      file: relative(outDir, file).split(sep).join('/'),
+    }));
+    writeFileSync(
+      join(outDir, manifestFile),
+      `${JSON.stringify({ compiled_at: new Date().toISOString(), scripts: listed }, null, 2)}\n`,
+    );
   }
   return { ok: true, scripts };
 }

@@ -23,9 +23,7 @@ export interface Problem {
   message: string;
 }
 
-export type Discovery =
-  | { ok: true; scripts: ScriptSource[]; problems: Problem[] }
-  | { ok: false; legacy: string[] };
+export type Discovery = { ok: true; scripts: ScriptSource[]; problems: Problem[] } | { ok: false; legacy: string[] };
 
 // The same layout the gateway reads from SERVICE_SCRIPTS_DIR, with TypeScript sources.
 const scriptFolders = ['', 'syncs', 'actions', 'on-events'];
@@ -64,7 +62,8 @@ export function discoverScripts(dir: string, skip: readonly string[] = []): Disc
   for (const top of readdirSync(root, { withFileTypes: true })) {
     if (top.isFile() && isYaml(top.name) && isLegacyConfig(join(root, top.name))) legacy.push(top.name);
     const integrationDir = join(root, top.name);
-    if (!top.isDirectory() || top.name.startsWith('.') || top.name === 'node_modules' || skipped.has(integrationDir)) continue;
+    if (!top.isDirectory() || top.name.startsWith('.') || top.name === 'node_modules' || skipped.has(integrationDir))
+      continue;
     for (const folder of scriptFolders) {
       const path = join(integrationDir, folder);
       if (!isDir(path)) continue;
@@ -74,7 +73,13 @@ export function discoverScripts(dir: string, skip: readonly string[] = []): Disc
         if (isYaml(entry.name) && isLegacyConfig(file)) legacy.push(slash(relative(root, file)));
         const ext = extname(entry.name);
         if (!sourceExtensions.has(ext) || entry.name.endsWith('.d.ts') || /^[._]/.test(entry.name)) continue;
-        scripts.push({ integration: top.name, name: basename(entry.name, ext), file, relative: slash(relative(root, file)), folder });
+        scripts.push({
+          integration: top.name,
+          name: basename(entry.name, ext),
+          file,
+          relative: slash(relative(root, file)),
+          folder,
+        });
       }
     }
   }
@@ -88,14 +93,24 @@ function namingProblems(scripts: readonly ScriptSource[]): Problem[] {
   const seen = new Map<string, string>();
   for (const s of scripts) {
     if (!integrationKey.test(s.integration)) {
-      problems.push({ file: s.relative, message: `the folder name "${s.integration}" is not an integration unique key (1-100 letters, digits, "_", "-" or ".")` });
+      problems.push({
+        file: s.relative,
+        message: `the folder name "${s.integration}" is not an integration unique key (1-100 letters, digits, "_", "-" or ".")`,
+      });
     }
     if (!scriptNamePattern.test(s.name)) {
-      problems.push({ file: s.relative, message: `the script name "${s.name}" must be 1-100 letters, digits, "_", "-" or "." (starting with a letter or digit)` });
+      problems.push({
+        file: s.relative,
+        message: `the script name "${s.name}" must be 1-100 letters, digits, "_", "-" or "." (starting with a letter or digit)`,
+      });
     }
     const key = `${s.integration}/${s.name}`;
     const first = seen.get(key);
-    if (first) problems.push({ file: s.relative, message: `integration "${s.integration}" already has a script "${s.name}" (${first}); script names are unique per integration` });
+    if (first)
+      problems.push({
+        file: s.relative,
+        message: `integration "${s.integration}" already has a script "${s.name}" (${first}); script names are unique per integration`,
+      });
     else seen.set(key, s.relative);
   }
   return problems;

@@ -4,12 +4,15 @@ import { parse } from 'yaml';
 import { legacyFormatMessage } from '../../scripts/local.js';
 
 type Yaml = Record<string, unknown>;
-const asMap = (value: unknown): Yaml => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Yaml : {});
+const asMap = (value: unknown): Yaml =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Yaml) : {};
 
 /** A sketch of a YAML model as a zod schema, so moving starts from something that compiles. */
 function zodSketch(fields: Yaml): string {
   const kind = (type: unknown): string => {
-    const t = String(type).replace(/\s*\|\s*(null|undefined)$/, '').trim();
+    const t = String(type)
+      .replace(/\s*\|\s*(null|undefined)$/, '')
+      .trim();
     if (/^(string|date|Date)$/.test(t)) return 'z.string()';
     if (/^number$/.test(t)) return 'z.number()';
     if (/^boolean$/.test(t)) return 'z.boolean()';
@@ -18,7 +21,10 @@ function zodSketch(fields: Yaml): string {
   };
   const parts = Object.entries(fields).map(([name, type]) => {
     const optional = name.endsWith('?') || /\|\s*(null|undefined)\s*$/.test(String(type));
-    return `${JSON.stringify(name.replace(/\?$/, ''))}: ${kind(type)}${optional ? '.optional()' : ''}`.replace(/^"([A-Za-z_$][\w$]*)":/, '$1:');
+    return `${JSON.stringify(name.replace(/\?$/, ''))}: ${kind(type)}${optional ? '.optional()' : ''}`.replace(
+      /^"([A-Za-z_$][\w$]*)":/,
+      '$1:',
+    );
   });
   return `z.object({ ${parts.join(', ')} })`;
 }
@@ -36,12 +42,17 @@ function hintsFor(dir: string, file: string): string[] {
     const kinds = asMap(value);
     for (const [name, sync] of Object.entries(asMap(kinds.syncs))) {
       const s = asMap(sync);
-      const runs = s.runs === undefined ? '' : ` — frequency: '${String(s.runs)}' (written "every 30 minutes", "every hour"…)`;
-      lines.push(`  sync ${integration}.${name}  →  ${integration}/syncs/${name}.ts: export default createSync({ models: { ${[s.output].flat().filter(Boolean).join(', ')} }, frequency, exec })${runs}`);
+      const runs =
+        s.runs === undefined ? '' : ` — frequency: '${String(s.runs)}' (written "every 30 minutes", "every hour"…)`;
+      lines.push(
+        `  sync ${integration}.${name}  →  ${integration}/syncs/${name}.ts: export default createSync({ models: { ${[s.output].flat().filter(Boolean).join(', ')} }, frequency, exec })${runs}`,
+      );
     }
     for (const [name, action] of Object.entries(asMap(kinds.actions))) {
       const a = asMap(action);
-      lines.push(`  action ${integration}.${name}  →  ${integration}/actions/${name}.ts: export default createAction({ input: ${a.input ?? 'z.object({})'}, output: ${a.output ?? 'z.unknown()'}, exec })`);
+      lines.push(
+        `  action ${integration}.${name}  →  ${integration}/actions/${name}.ts: export default createAction({ input: ${a.input ?? 'z.object({})'}, output: ${a.output ?? 'z.unknown()'}, exec })`,
+      );
     }
   }
   for (const [model, fields] of Object.entries(asMap(doc.models))) {

@@ -30,20 +30,25 @@ const scriptApi = /^portico(\/scripts)?$/;
  * node_modules) falls back to this package: `portico/scripts` to its script API, `zod` and
  * other packages to the copies installed with the CLI.
  */
-function withFallback(ts: Ts, host: TypeScript.CompilerHost, api: ScriptApiFiles): NonNullable<TypeScript.CompilerHost['resolveModuleNameLiterals']> {
+function withFallback(
+  ts: Ts,
+  host: TypeScript.CompilerHost,
+  api: ScriptApiFiles,
+): NonNullable<TypeScript.CompilerHost['resolveModuleNameLiterals']> {
   const cache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => host.getCanonicalFileName(f));
   const ownApi: TypeScript.ResolvedModuleFull = {
     resolvedFileName: api.types,
     extension: api.types.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts,
     isExternalLibraryImport: true,
   };
-  return (literals, containingFile, _redirected, options) => literals.map((literal) => {
-    const name = literal.text;
-    const found = ts.resolveModuleName(name, containingFile, options, host, cache);
-    if (found.resolvedModule || name.startsWith('.') || isAbsolute(name)) return found;
-    if (scriptApi.test(name)) return { resolvedModule: ownApi };
-    return ts.resolveModuleName(name, ownAnchor(), options, host);
-  });
+  return (literals, containingFile, _redirected, options) =>
+    literals.map((literal) => {
+      const name = literal.text;
+      const found = ts.resolveModuleName(name, containingFile, options, host, cache);
+      if (found.resolvedModule || name.startsWith('.') || isAbsolute(name)) return found;
+      if (scriptApi.test(name)) return { resolvedModule: ownApi };
+      return ts.resolveModuleName(name, ownAnchor(), options, host);
+    });
 }
 
 const inside = (root: string, file: string) => {
@@ -70,6 +75,12 @@ export async function typeCheck(root: string, files: readonly string[], api: Scr
       const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
       if (!d.file || d.start === undefined) return { file: '', code: `TS${d.code}`, message };
       const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-      return { file: relative(root, d.file.fileName).split(sep).join('/'), line: line + 1, column: character + 1, code: `TS${d.code}`, message };
+      return {
+        file: relative(root, d.file.fileName).split(sep).join('/'),
+        line: line + 1,
+        column: character + 1,
+        code: `TS${d.code}`,
+        message,
+      };
     });
 }

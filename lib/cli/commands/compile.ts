@@ -28,9 +28,17 @@ Exit codes: 0 compiled, 1 type/bundle/load errors or the old format, 2 usage err
   async run({ io, reporter, ...context }) {
     const { root, outDir } = projectPaths({ io, reporter, ...context });
     const started = performance.now();
-    const outcome = await compileScripts({ root, outDir, typecheck: true, manifest: true, progress: reporter.progress });
+    const outcome = await compileScripts({
+      root,
+      outDir,
+      typecheck: true,
+      manifest: true,
+      progress: reporter.progress,
+    });
     if (!outcome.ok) throw compileFailure(outcome);
-    reporter.text(`Compiled ${outcome.scripts.length} script${outcome.scripts.length === 1 ? '' : 's'} into ${relative(io.cwd, outDir) || '.'} (${elapsed(started)}):`);
+    reporter.text(
+      `Compiled ${outcome.scripts.length} script${outcome.scripts.length === 1 ? '' : 's'} into ${relative(io.cwd, outDir) || '.'} (${elapsed(started)}):`,
+    );
     reporter.text(compiledLines(io.cwd, outcome.scripts).join('\n'));
     reporter.result({ ok: true, out: outDir, scripts: outcome.scripts.map((s) => compiledJson(io.cwd, s)) });
     return exitCodes.ok;

@@ -16,7 +16,10 @@ export const deployCommand: Command = {
   options: {
     dir: dirOption,
     out: { type: 'string', value: '<folder>', description: 'where bundles go (default: <dir>/dist)' },
-    'allow-destructive': { type: 'boolean', description: 'deploy even when it removes a sync or a model, without asking' },
+    'allow-destructive': {
+      type: 'boolean',
+      description: 'deploy even when it removes a sync or a model, without asking',
+    },
     ...gatewayOptions,
   },
   details: `
@@ -36,7 +39,13 @@ was not confirmed (nothing changed).`,
     const { root, outDir } = projectPaths(context);
     // Bundled and loaded first (the plan needs what each script declares); the slower
     // type-check runs once the plan is confirmed, before anything is uploaded.
-    const outcome = await compileScripts({ root, outDir, typecheck: false, manifest: true, progress: reporter.progress });
+    const outcome = await compileScripts({
+      root,
+      outDir,
+      typecheck: false,
+      manifest: true,
+      progress: reporter.progress,
+    });
     if (!outcome.ok) throw compileFailure(outcome);
     const listed = await onGateway(target, 'listing the deployed scripts', (c) => c.listScripts());
     const plan = planDeploy(listed, outcome.scripts);
@@ -52,27 +61,51 @@ was not confirmed (nothing changed).`,
     if (plan.destructive.length > 0 && values['allow-destructive'] !== true) {
       const what = plan.destructive.map((c) => `${c.integration}/${c.name}: ${c.destructive}`).join('; ');
       const asked = io.interactive && !reporter.json;
-      if (!asked || !await confirm(io, `This deploy is destructive (${what}). Deploy anyway?`)) {
-        throw new CliError(exitCodes.notConfirmed, 'destructive_change_not_confirmed',
-          `Not deployed: the deploy is destructive (${what}).${asked ? '' : ' Pass --allow-destructive to deploy anyway.'} Nothing changed.`, { changes: plan.changes });
+      if (!asked || !(await confirm(io, `This deploy is destructive (${what}). Deploy anyway?`))) {
+        throw new CliError(
+          exitCodes.notConfirmed,
+          'destructive_change_not_confirmed',
+          `Not deployed: the deploy is destructive (${what}).${asked ? '' : ' Pass --allow-destructive to deploy anyway.'} Nothing changed.`,
+          { changes: plan.changes },
+        );
       }
     }
 
-    const typeErrors = await typeCheckStep(root, outcome.scripts.map((s) => s.sourceFile), reporter.progress);
+    const typeErrors = await typeCheckStep(
+      root,
+      outcome.scripts.map((s) => s.sourceFile),
+      reporter.progress,
+    );
     if (typeErrors) throw compileFailure(typeErrors);
     const bytes = outcome.scripts.reduce((sum, s) => sum + s.bytes, 0);
     const started = performance.now();
     reporter.progress(`Uploading ${outcome.scripts.length} scripts (${kilobytes(bytes)}) to ${target.url}…`);
     try {
       // Idempotent: the same bundles replace the same deployment.
-      await onGateway(target, 'deploying', (c) => c.deployScripts(outcome.scripts.map((s) => ({ integration: s.integration, name: s.name, bundle: s.bundle }))), { idempotent: true });
+      await onGateway(
+        target,
+        'deploying',
+        (c) =>
+          c.deployScripts(outcome.scripts.map((s) => ({ integration: s.integration, name: s.name, bundle: s.bundle }))),
+        { idempotent: true },
+      );
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       const problems = (error.details.problems ?? []) as { integration: string; name: string; message: string }[];
       if (problems.length === 0) throw error;
-      throw new CliError(error.exitCode, error.code, ['The gateway refused the deploy; nothing changed:', ...problems.map((p) => `  ${p.integration}/${p.name}: ${p.message}`)].join('\n'), error.details);
+      throw new CliError(
+        error.exitCode,
+        error.code,
+        [
+          'The gateway refused the deploy; nothing changed:',
+          ...problems.map((p) => `  ${p.integration}/${p.name}: ${p.message}`),
+        ].join('\n'),
+        error.details,
+      );
     }
-    reporter.text(`Deployed ${outcome.scripts.length} script${outcome.scripts.length === 1 ? '' : 's'} to ${target.url} (${elapsed(started)}).`);
+    reporter.text(
+      `Deployed ${outcome.scripts.length} script${outcome.scripts.length === 1 ? '' : 's'} to ${target.url} (${elapsed(started)}).`,
+    );
     reporter.result({ ok: true, deployed: true, ...summary });
     return exitCodes.ok;
   },

@@ -10,12 +10,16 @@ export function jsonArgument(value: string | boolean | undefined, name: string, 
     try {
       text = readFileSync(resolve(cwd, value.slice(1)), 'utf8');
     } catch (error) {
-      throw usageError(`--${name} ${value}: cannot read the file (${error instanceof Error ? error.message : String(error)}).`);
+      throw usageError(
+        `--${name} ${value}: cannot read the file (${error instanceof Error ? error.message : String(error)}).`,
+      );
     }
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw usageError(`--${name} is not JSON: ${error instanceof Error ? error.message : String(error)}. Pass JSON text or @file.json.`);
+    throw usageError(
+      `--${name} is not JSON: ${error instanceof Error ? error.message : String(error)}. Pass JSON text or @file.json.`,
+    );
   }
 }

@@ -8,7 +8,11 @@ export const keysCommand: Command = {
   summary: 'Re-seal stored credentials under the current encryption key (portico keys reseal)',
   args: 'reseal',
   options: {
-    environments: { type: 'string', value: '<names>', description: 'comma-separated environment names (default: $SERVICE_ENVIRONMENTS, else dev)' },
+    environments: {
+      type: 'string',
+      value: '<names>',
+      description: 'comma-separated environment names (default: $SERVICE_ENVIRONMENTS, else dev)',
+    },
   },
   details: `
 Reads SERVICE_STORE_URL and SERVICE_ENCRYPTION_KEY as the server does. Every credential, integration
@@ -21,12 +25,18 @@ pass in the background.
 
 Exit codes: 0 done, 1 some values open with no configured key (listed), 2 usage error.`,
   async run({ io, reporter, values, positionals }) {
-    if (positionals[0] !== 'reseal' || positionals.length !== 1) throw usageError('Usage: portico keys reseal [--environments dev,prod]');
+    if (positionals[0] !== 'reseal' || positionals.length !== 1)
+      throw usageError('Usage: portico keys reseal [--environments dev,prod]');
     const storeUrl = io.env.SERVICE_STORE_URL || 'sqlite://./data/portico.db';
     const keyText = io.env.SERVICE_ENCRYPTION_KEY;
-    if (!keyText) throw usageError('SERVICE_ENCRYPTION_KEY is required: the new key first, then the old ones ("k2:<new>,k1:<old>").');
+    if (!keyText)
+      throw usageError(
+        'SERVICE_ENCRYPTION_KEY is required: the new key first, then the old ones ("k2:<new>,k1:<old>").',
+      );
     const names = (typeof values.environments === 'string' ? values.environments : io.env.SERVICE_ENVIRONMENTS || 'dev')
-      .split(',').map((n) => n.trim()).filter(Boolean);
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
     let cipher: Cipher;
     try {
       cipher = createCipher(parseEncryptionKeys(keyText));
@@ -39,11 +49,22 @@ Exit codes: 0 done, 1 some values open with no configured key (listed), 2 usage 
     const storage = storageFromUrl(storeUrl);
     try {
       const steps = await resealAll({ storage, cipher, environments: names }, (s) =>
-        reporter.progress(`${s.environment} ${s.place}: ${s.checked} checked, ${s.resealed} re-sealed${s.unreadable ? `, ${s.unreadable} UNREADABLE` : ''}`));
+        reporter.progress(
+          `${s.environment} ${s.place}: ${s.checked} checked, ${s.resealed} re-sealed${s.unreadable ? `, ${s.unreadable} UNREADABLE` : ''}`,
+        ),
+      );
       const unreadable = steps.reduce((n, s) => n + s.unreadable, 0);
-      if (unreadable > 0) throw new CliError(exitCodes.failed, 'unreadable_values', `${unreadable} values open with no configured key: keep every old key until they are found.`, { steps });
+      if (unreadable > 0)
+        throw new CliError(
+          exitCodes.failed,
+          'unreadable_values',
+          `${unreadable} values open with no configured key: keep every old key until they are found.`,
+          { steps },
+        );
       reporter.result({ ok: true, steps });
-      reporter.text('Everything is sealed under the current key: the older keys can be dropped from SERVICE_ENCRYPTION_KEY.');
+      reporter.text(
+        'Everything is sealed under the current key: the older keys can be dropped from SERVICE_ENCRYPTION_KEY.',
+      );
       return exitCodes.ok;
     } finally {
       await storage.close();

@@ -10,9 +10,16 @@ export const storeCommand: Command = {
   summary: 'Copy everything a gateway keeps from one store URL to another (portico store copy)',
   args: 'copy',
   options: {
-    from: { type: 'string', value: '<url>', description: 'the store to read: sqlite://…, redis://…, postgres://… (as SERVICE_STORE_URL)' },
+    from: {
+      type: 'string',
+      value: '<url>',
+      description: 'the store to read: sqlite://…, redis://…, postgres://… (as SERVICE_STORE_URL)',
+    },
     to: { type: 'string', value: '<url>', description: 'the store to write' },
-    'into-non-empty': { type: 'boolean', description: 'write even though the target already holds data (to finish a copy that was cut short)' },
+    'into-non-empty': {
+      type: 'boolean',
+      description: 'write even though the target already holds data (to finish a copy that was cut short)',
+    },
   },
   details: `
 Copies integrations, connections, records, settings, script state and logs, and the indexes that
@@ -36,34 +43,48 @@ Exit codes: 0 copied, 1 the target is not empty or a store failed, 2 usage error
     // Loaded here: the storage drivers would slow every other command's start.
     const { storageFromUrl, parseStorageUrl } = await import('../../../adapters/storage/index.js');
     const { copyStore, holdsData } = await import('../../storage/index.js');
-    for (const [flag, url] of [['--from', from], ['--to', to]] as const) {
+    for (const [flag, url] of [
+      ['--from', from],
+      ['--to', to],
+    ] as const) {
       let kind: string;
       try {
         kind = parseStorageUrl(url).kind;
       } catch (error) {
         throw usageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
       }
-      if (kind === 'memory') throw usageError(`${flag}: a memory:// store lives in one process only; there is nothing to copy from or into`);
+      if (kind === 'memory')
+        throw usageError(`${flag}: a memory:// store lives in one process only; there is nothing to copy from or into`);
     }
     if (from.trim() === to.trim()) throw usageError('--from and --to name the same store');
     const source = storageFromUrl(from);
     const target = storageFromUrl(to);
     try {
       if (!values['into-non-empty'] && (await failing(() => holdsData(target), 'the target'))) {
-        throw new CliError(exitCodes.failed, 'target_not_empty', 'The target store already holds data: nothing was copied. Copy into an empty store, or pass --into-non-empty to finish an earlier copy.');
+        throw new CliError(
+          exitCodes.failed,
+          'target_not_empty',
+          'The target store already holds data: nothing was copied. Copy into an empty store, or pass --into-non-empty to finish an earlier copy.',
+        );
       }
       let shown = { what: '', copied: 0 };
-      const report = await failing(() => copyStore(source, target, (p) => {
-        // A line when a namespace starts and then every 5,000 values: progress, not noise.
-        const what = p.kind === 'index' ? 'index entries' : p.namespace;
-        if (what === shown.what && p.copied - shown.copied < 5_000) return;
-        reporter.progress(`${what}: ${p.copied} copied`);
-        shown = { what, copied: p.copied };
-      }), 'the copy');
+      const report = await failing(
+        () =>
+          copyStore(source, target, (p) => {
+            // A line when a namespace starts and then every 5,000 values: progress, not noise.
+            const what = p.kind === 'index' ? 'index entries' : p.namespace;
+            if (what === shown.what && p.copied - shown.copied < 5_000) return;
+            reporter.progress(`${what}: ${p.copied} copied`);
+            shown = { what, copied: p.copied };
+          }),
+        'the copy',
+      );
       const keys = report.namespaces.reduce((n, s) => n + s.keys, 0);
       reporter.result({ ok: true, ...report });
       for (const n of report.namespaces) reporter.text(`${n.namespace}: ${n.keys}`);
-      reporter.text(`Copied ${keys} values in ${report.namespaces.length} namespaces and ${report.indexEntries} index entries.`);
+      reporter.text(
+        `Copied ${keys} values in ${report.namespaces.length} namespaces and ${report.indexEntries} index entries.`,
+      );
       return exitCodes.ok;
     } finally {
       await close(source);
@@ -78,7 +99,11 @@ async function failing<T>(work: () => Promise<T>, what: string): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(exitCodes.failed, 'store_failed', `${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(
+      exitCodes.failed,
+      'store_failed',
+      `${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

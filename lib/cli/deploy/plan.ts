@@ -30,7 +30,8 @@ const key = (s: { integration: string; name: string }) => `${s.integration}/${s.
 
 function lostModels(previous: ListedScript, next: CompiledScript): string | null {
   if (previous.type !== 'sync') return null;
-  if (next.type !== 'sync') return `sync replaced by ${next.type === 'action' ? 'an action' : `an ${next.type} script`} (its schedules stop)`;
+  if (next.type !== 'sync')
+    return `sync replaced by ${next.type === 'action' ? 'an action' : `an ${next.type} script`} (its schedules stop)`;
   const kept = new Set(Object.keys(next.manifest.models ?? {}));
   const gone = Object.keys(previous.models ?? {}).filter((m) => !kept.has(m));
   return gone.length > 0 ? `drops model${gone.length === 1 ? '' : 's'} ${gone.join(', ')} (no longer synced)` : null;
@@ -54,17 +55,27 @@ export function planDeploy(listed: readonly ListedScript[], next: readonly Compi
   for (const previous of deployed.values()) {
     if (kept.has(key(previous))) continue;
     changes.push({
-      integration: previous.integration, name: previous.name, type: previous.type, change: 'removed',
+      integration: previous.integration,
+      name: previous.name,
+      type: previous.type,
+      change: 'removed',
       destructive: previous.type === 'sync' ? 'sync removed (its schedules stop; stored records stay)' : null,
     });
   }
   changes.sort((a, b) => key(a).localeCompare(key(b)));
-  return { changes, destructive: changes.filter((c) => c.destructive !== null), changesSomething: changes.some((c) => c.change !== 'unchanged') };
+  return {
+    changes,
+    destructive: changes.filter((c) => c.destructive !== null),
+    changesSomething: changes.some((c) => c.change !== 'unchanged'),
+  };
 }
 
 const marks = { added: '+', changed: '~', unchanged: '=', removed: '-' } as const;
 
 export function planLines(plan: DeployPlan): string[] {
   const width = Math.max(0, ...plan.changes.map((c) => key(c).length));
-  return plan.changes.map((c) => `  ${marks[c.change]} ${key(c).padEnd(width)}  ${c.type}, ${c.change}${c.destructive ? ` — DESTRUCTIVE: ${c.destructive}` : ''}`);
+  return plan.changes.map(
+    (c) =>
+      `  ${marks[c.change]} ${key(c).padEnd(width)}  ${c.type}, ${c.change}${c.destructive ? ` — DESTRUCTIVE: ${c.destructive}` : ''}`,
+  );
 }

@@ -1,5 +1,13 @@
 import { PorticoError, type PorticoClient, type ProxyMethod } from '../../client/index.js';
-import { createServiceCalls, type HostProxyRequest, type HostProxyResponse, type HostRecords, type RunState, type ScriptCall, type SyncRunScope } from '../../scripts/local.js';
+import {
+  createServiceCalls,
+  type HostProxyRequest,
+  type HostProxyResponse,
+  type HostRecords,
+  type RunState,
+  type ScriptCall,
+  type SyncRunScope,
+} from '../../scripts/local.js';
 import type { FixtureRecorder } from './fixtures.js';
 
 export interface DryRunState {
@@ -27,7 +35,9 @@ export interface DryRunCallDeps {
 
 const plainHeaders = (headers: Headers) => {
   const out: Record<string, string> = {};
-  headers.forEach((value, name) => { out[name] = value; });
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
   return out;
 };
 
@@ -45,7 +55,10 @@ async function proxyRequest(deps: DryRunCallDeps, request: HostProxyRequest): Pr
   let response: HostProxyResponse;
   try {
     const answer = await deps.client.proxy({
-      endpoint: request.path, method: request.method as ProxyMethod, providerConfigKey: deps.providerConfigKey, connectionId: deps.connectionId,
+      endpoint: request.path,
+      method: request.method as ProxyMethod,
+      providerConfigKey: deps.providerConfigKey,
+      connectionId: deps.connectionId,
       ...(params ? { params } : {}),
       ...(headers ? { headers } : {}),
       ...(request.body !== undefined ? { data: request.body } : {}),
@@ -59,8 +72,11 @@ async function proxyRequest(deps: DryRunCallDeps, request: HostProxyRequest): Pr
   }
   deps.fixtures?.save({
     request: {
-      method: request.method, endpoint: request.path,
-      ...(params ? { params } : {}), ...(headers ? { headers } : {}), ...(request.body !== undefined ? { data: request.body } : {}),
+      method: request.method,
+      endpoint: request.path,
+      ...(params ? { params } : {}),
+      ...(headers ? { headers } : {}),
+      ...(request.body !== undefined ? { data: request.body } : {}),
     },
     response,
   });
@@ -74,8 +90,13 @@ function dryRunState(deps: DryRunCallDeps): RunState {
     async getConnection() {
       const c = await deps.client.getConnection(deps.providerConfigKey, deps.connectionId);
       return {
-        connection_id: c.connection_id, provider_config_key: c.provider_config_key, provider: c.provider, credentials: c.credentials,
-        connection_config: c.connection_config, metadata: state.metadata, end_user: c.end_user,
+        connection_id: c.connection_id,
+        provider_config_key: c.provider_config_key,
+        provider: c.provider,
+        credentials: c.credentials,
+        connection_config: c.connection_config,
+        metadata: state.metadata,
+        end_user: c.end_user,
       };
     },
     getMetadata: async () => structuredClone(state.metadata),
@@ -98,11 +119,14 @@ function dryRunState(deps: DryRunCallDeps): RunState {
  */
 export function createDryRunCalls(deps: DryRunCallDeps): ScriptCall {
   const host = { proxyRequest: (request: HostProxyRequest) => proxyRequest(deps, request), records: deps.records };
-  const sync: SyncRunScope | undefined = deps.models && deps.state.mode
-    ? { models: deps.models, mode: deps.state.mode, counts: {} }
-    : undefined;
+  const sync: SyncRunScope | undefined =
+    deps.models && deps.state.mode ? { models: deps.models, mode: deps.state.mode, counts: {} } : undefined;
   // A local run has no deadline of its own: the signal never fires.
   const never = new AbortController().signal;
-  const scope = { environment: deps.environment, providerConfigKey: deps.providerConfigKey, connectionId: deps.connectionId };
+  const scope = {
+    environment: deps.environment,
+    providerConfigKey: deps.providerConfigKey,
+    connectionId: deps.connectionId,
+  };
   return createServiceCalls({ host, run: dryRunState(deps) }, scope, sync, never);
 }

@@ -22,8 +22,15 @@ export function createFixtureRecorder(dir: string) {
     dir,
     save(exchange: RecordedExchange): string {
       const { method, endpoint, params, data } = exchange.request;
-      const hash = createHash('sha256').update(JSON.stringify([method, endpoint, params ?? null, data ?? null])).digest('hex').slice(0, 10);
-      const slug = endpoint.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'root';
+      const hash = createHash('sha256')
+        .update(JSON.stringify([method, endpoint, params ?? null, data ?? null]))
+        .digest('hex')
+        .slice(0, 10);
+      const slug =
+        endpoint
+          .replace(/[^A-Za-z0-9]+/g, '-')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 80) || 'root';
       const file = join(dir, `${method}_${slug}_${hash}.json`);
       mkdirSync(dir, { recursive: true });
       const content = {

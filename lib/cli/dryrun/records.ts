@@ -22,7 +22,10 @@ export interface ModelChanges {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Data)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Data)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -35,17 +38,21 @@ const idsPerRead = 100;
  * unchanged otherwise), by reading the connection's stored records through GET /records, and
  * writing nothing.
  */
-export function createRecordTracker(client: PorticoClient, where: { providerConfigKey: string; connectionId: string }): HostRecords & { changes(models: readonly string[]): Record<string, ModelChanges> } {
+export function createRecordTracker(
+  client: PorticoClient,
+  where: { providerConfigKey: string; connectionId: string },
+): HostRecords & { changes(models: readonly string[]): Record<string, ModelChanges> } {
   const overlay = new Map<string, Map<string, Known>>();
   const changes = new Map<string, Omit<ModelChanges, 'records'>>();
   const latest = new Map<string, Map<string, Data>>();
   const seen = new Map<string, Set<string>>();
   const of = <V>(map: Map<string, V>, model: string, make: () => V): V => {
     let value = map.get(model);
-    if (!value) map.set(model, value = make());
+    if (!value) map.set(model, (value = make()));
     return value;
   };
-  const changesOf = (model: string) => of(changes, model, () => ({ added: 0, updated: 0, deleted: 0, unchanged: 0, deletedIds: [] as string[] }));
+  const changesOf = (model: string) =>
+    of(changes, model, () => ({ added: 0, updated: 0, deleted: 0, unchanged: 0, deletedIds: [] as string[] }));
   const latestOf = (model: string) => of(latest, model, () => new Map<string, Data>());
 
   /** Current state of these ids: this run's writes first, then the gateway's records. */
@@ -54,7 +61,12 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
     const out = new Map<string, Known>();
     const missing = [...new Set(ids.filter((id) => !mine.has(id)))];
     for (let i = 0; i < missing.length; i += idsPerRead) {
-      const page = await client.listRecords({ ...where, model, ids: missing.slice(i, i + idsPerRead), limit: idsPerRead });
+      const page = await client.listRecords({
+        ...where,
+        model,
+        ids: missing.slice(i, i + idsPerRead),
+        limit: idsPerRead,
+      });
       for (const { _service_metadata: meta, ...data } of page.records) {
         // A pruned payload is gone: saving it again is an update.
         out.set(String(data.id), { data: meta.pruned_at ? {} : data, deleted: meta.deleted_at !== null });
@@ -73,7 +85,10 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
   return {
     async batchSave({ model }, batch) {
       const records = batch as Data[];
-      const before = await current(model, records.map((r) => String(r.id)));
+      const before = await current(
+        model,
+        records.map((r) => String(r.id)),
+      );
       const c = changesOf(model);
       const result = { added: 0, updated: 0, deleted: 0 };
       for (const record of records) {
@@ -91,7 +106,10 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
     },
     async batchUpdate({ model }, batch) {
       const partials = batch as Data[];
-      const before = await current(model, partials.map((r) => String(r.id)));
+      const before = await current(
+        model,
+        partials.map((r) => String(r.id)),
+      );
       const c = changesOf(model);
       let updated = 0;
       for (const partial of partials) {
@@ -131,7 +149,13 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
       let cursor: string | undefined;
       let count = 0;
       for (;;) {
-        const page = await client.listRecords({ ...where, model, filter: ['added', 'updated'], limit: 1000, ...(cursor ? { cursor } : {}) });
+        const page = await client.listRecords({
+          ...where,
+          model,
+          filter: ['added', 'updated'],
+          limit: 1000,
+          ...(cursor ? { cursor } : {}),
+        });
         for (const record of page.records) {
           const id = String(record.id);
           if (touched.has(id) || gone.has(id)) continue;
@@ -152,4 +176,3 @@ export function createRecordTracker(client: PorticoClient, where: { providerConf
     },
   };
 }
-

@@ -8,7 +8,11 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The stack lines that point into the scripts folder (source-mapped to the .ts files). */
 function scriptFrames(stack: string | undefined, root: string): string[] {
-  return (stack ?? '').split('\n').filter((line) => line.includes(root)).map((line) => `    ${line.trim().replace(root + sep, '')}`).slice(0, 5);
+  return (stack ?? '')
+    .split('\n')
+    .filter((line) => line.includes(root))
+    .map((line) => `    ${line.trim().replace(root + sep, '')}`)
+    .slice(0, 5);
 }
 
 /** The result for a person (stdout): records or output, summary, what was not saved. */
@@ -23,16 +27,23 @@ export function dryRunText(result: DryRunResult, options: { cwd: string; root: s
     }
     lines.push('', 'Summary (what a real run would change):');
     for (const [model, c] of Object.entries(result.records)) {
-      lines.push(`  ${model}: ${c.added} added, ${c.updated} updated, ${c.deleted} deleted${c.unchanged ? `, ${c.unchanged} unchanged` : ''}`);
+      lines.push(
+        `  ${model}: ${c.added} added, ${c.updated} updated, ${c.deleted} deleted${c.unchanged ? `, ${c.unchanged} unchanged` : ''}`,
+      );
     }
   }
   if (result.type === 'action' && result.ok) {
     lines.push(`Output (${result.outputBytes} bytes):`, JSON.stringify(result.output, null, 2));
   }
   if (result.checkpoint) lines.push('', `Checkpoint (not saved): ${JSON.stringify(result.checkpoint)}`);
-  for (const write of result.metadataWrites) lines.push('', `Metadata ${write.mode} (not saved): ${JSON.stringify(write.metadata)}`);
+  for (const write of result.metadataWrites)
+    lines.push('', `Metadata ${write.mode} (not saved): ${JSON.stringify(write.metadata)}`);
   if (result.responses.length > 0) {
-    lines.push('', `Provider responses saved (${result.responses.length}):`, ...result.responses.map((f) => `  ${relative(options.cwd, f).split(sep).join('/')}`));
+    lines.push(
+      '',
+      `Provider responses saved (${result.responses.length}):`,
+      ...result.responses.map((f) => `  ${relative(options.cwd, f).split(sep).join('/')}`),
+    );
   }
   lines.push('');
   const took = `${result.durationMs} ms, ${plural(result.proxyCalls, 'proxied call')}, ${plural(result.logs.length, 'log line')}`;
@@ -54,7 +65,21 @@ export function dryRunJson(result: DryRunResult, meta: { integration: string; sc
   return {
     ...meta,
     ...rest,
-    summary: result.records ? Object.fromEntries(Object.entries(result.records).map(([m, c]) => [m, { added: c.added, updated: c.updated, deleted: c.deleted, unchanged: c.unchanged }])) : null,
-    error: error ? { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.payload !== undefined ? { payload: error.payload } : {}) } : null,
+    summary: result.records
+      ? Object.fromEntries(
+          Object.entries(result.records).map(([m, c]) => [
+            m,
+            { added: c.added, updated: c.updated, deleted: c.deleted, unchanged: c.unchanged },
+          ]),
+        )
+      : null,
+    error: error
+      ? {
+          code: error.code,
+          message: error.message,
+          ...(error.field ? { field: error.field } : {}),
+          ...(error.payload !== undefined ? { payload: error.payload } : {}),
+        }
+      : null,
   };
 }

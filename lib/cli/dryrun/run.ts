@@ -1,6 +1,14 @@
 import type { PorticoClient } from '../../client/index.js';
 import type { LogLevel } from '../../http/logger.js';
-import { actionOutputLimitBytes, executeScriptTask, serializeError, type ActionOutput, type AnyScript, type ScriptManifest, type ScriptTask } from '../../scripts/local.js';
+import {
+  actionOutputLimitBytes,
+  executeScriptTask,
+  serializeError,
+  type ActionOutput,
+  type AnyScript,
+  type ScriptManifest,
+  type ScriptTask,
+} from '../../scripts/local.js';
 import { createDryRunCalls, type DryRunState } from './calls.js';
 import type { DryRunTarget } from './context.js';
 import type { FixtureRecorder } from './fixtures.js';
@@ -59,21 +67,35 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
   const records = createRecordTracker(client, where);
   const mode = manifest.type !== 'sync' ? undefined : manifest.syncType === 'incremental' ? 'incremental' : 'full';
   const state: DryRunState = {
-    metadata: { ...target.connection.metadata }, metadataWrites: [], checkpoint: options.checkpoint, checkpointSaved: false, mode, proxyCalls: 0,
+    metadata: { ...target.connection.metadata },
+    metadataWrites: [],
+    checkpoint: options.checkpoint,
+    checkpointSaved: false,
+    mode,
+    proxyCalls: 0,
   };
   const models = manifest.type === 'sync' ? Object.keys(manifest.models ?? {}) : undefined;
-  const call = createDryRunCalls({ client, environment: target.context.environment, ...where, records, fixtures: options.fixtures, state, models });
+  const call = createDryRunCalls({
+    client,
+    environment: target.context.environment,
+    ...where,
+    records,
+    fixtures: options.fixtures,
+    state,
+    models,
+  });
   const logs: DryRunLog[] = [];
   const log = (level: LogLevel, message: string) => {
     const entry = { level, message, at: new Date().toISOString() };
     logs.push(entry);
     options.onLog(entry);
   };
-  const task: ScriptTask = manifest.type === 'sync'
-    ? { type: 'sync', context: target.context, mode: mode ?? 'full', lastSyncDate: null }
-    : manifest.type === 'action'
-      ? { type: 'action', context: target.context, input: options.input, outputLimitBytes: actionOutputLimitBytes }
-      : { type: 'on-event', context: target.context };
+  const task: ScriptTask =
+    manifest.type === 'sync'
+      ? { type: 'sync', context: target.context, mode: mode ?? 'full', lastSyncDate: null }
+      : manifest.type === 'action'
+        ? { type: 'action', context: target.context, input: options.input, outputLimitBytes: actionOutputLimitBytes }
+        : { type: 'on-event', context: target.context };
 
   const started = performance.now();
   const startedAt = new Date();
@@ -83,16 +105,20 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
     value = await executeScriptTask(options.script, task, call, log);
     // A full run marks deleted what it did not save (unless the sync opts out): counted, not done.
     if (mode === 'full' && manifest.detectDeletes !== false) {
-      for (const model of models ?? []) await records.deleteNotSeenSince({ environment: target.context.environment, ...where, model }, startedAt);
+      for (const model of models ?? [])
+        await records.deleteNotSeenSince({ environment: target.context.environment, ...where, model }, startedAt);
     }
   } catch (thrown) {
     const s = serializeError(thrown);
     error = {
-      code: s.code ?? 'script_error', message: s.message,
-      ...(s.field !== undefined ? { field: s.field } : {}), ...(s.payload !== undefined ? { payload: s.payload } : {}), ...(s.stack ? { stack: s.stack } : {}),
+      code: s.code ?? 'script_error',
+      message: s.message,
+      ...(s.field !== undefined ? { field: s.field } : {}),
+      ...(s.payload !== undefined ? { payload: s.payload } : {}),
+      ...(s.stack ? { stack: s.stack } : {}),
     };
   }
-  const output = manifest.type === 'action' && !error ? value as ActionOutput : undefined;
+  const output = manifest.type === 'action' && !error ? (value as ActionOutput) : undefined;
   return {
     ok: error === null,
     type: manifest.type,
@@ -100,7 +126,7 @@ export async function runDryRun(options: DryRunOptions): Promise<DryRunResult> {
     durationMs: Math.round(performance.now() - started),
     logs,
     records: manifest.type === 'sync' ? records.changes(Object.keys(manifest.models ?? {})) : null,
-    output: output ? JSON.parse(output.json) as unknown : null,
+    output: output ? (JSON.parse(output.json) as unknown) : null,
     outputBytes: output ? output.bytes : null,
     error,
     checkpoint: state.checkpointSaved ? state.checkpoint : null,

@@ -6,7 +6,8 @@
  */
 export function exampleHeader(integration: string): string {
   const lines = [`// Integration "${integration}": the gateway runs this script for its connections.`];
-  if (!/github/i.test(integration)) lines.push(`// The example calls the GitHub API: replace the endpoints and the model with ${integration}'s.`);
+  if (!/github/i.test(integration))
+    lines.push(`// The example calls the GitHub API: replace the endpoints and the model with ${integration}'s.`);
   return lines.join('\n') + '\n';
 }
 
@@ -81,26 +82,35 @@ export default createAction({
 `;
 
 /** For editors: the same checks \`portico compile\` runs. */
-export const tsconfig = `${JSON.stringify({
-  compilerOptions: {
-    strict: true,
-    target: 'ES2022',
-    module: 'ESNext',
-    moduleResolution: 'Bundler',
-    lib: ['ES2023', 'DOM'],
-    noEmit: true,
-    skipLibCheck: true,
-    isolatedModules: true,
-    esModuleInterop: true,
+export const tsconfig = `${JSON.stringify(
+  {
+    compilerOptions: {
+      strict: true,
+      target: 'ES2022',
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+      lib: ['ES2023', 'DOM'],
+      noEmit: true,
+      skipLibCheck: true,
+      isolatedModules: true,
+      esModuleInterop: true,
+    },
+    exclude: ['dist'],
   },
-  exclude: ['dist'],
-}, null, 2)}\n`;
+  null,
+  2,
+)}\n`;
 
-export const packageJson = (porticoVersion: string, zodVersion: string) => `${JSON.stringify({
-  private: true,
-  type: 'module',
-  description: 'Portico scripts: portico compile, portico dryrun, portico deploy',
-  devDependencies: { portico: `^${porticoVersion}`, zod: `^${zodVersion}` },
-}, null, 2)}\n`;
+export const packageJson = (porticoVersion: string, zodVersion: string) =>
+  `${JSON.stringify(
+    {
+      private: true,
+      type: 'module',
+      description: 'Portico scripts: portico compile, portico dryrun, portico deploy',
+      devDependencies: { portico: `^${porticoVersion}`, zod: `^${zodVersion}` },
+    },
+    null,
+    2,
+  )}\n`;
 
 export const gitignore = 'dist/\n';

@@ -27,11 +27,19 @@ import { tenantFromIdToken } from './id-token.js';
 /** Refuses, before the session is spent, an integration that could not prove a tenant. */
 export function checkAdminConsent(base: StartBase): void {
   if (base.pinned_tenant || (base.provider.id_token && base.provider.authorization_url)) return;
-  throw new GatewayError('tenant_not_proven', `Provider "${base.provider.name}" cannot prove the consenting tenant (no ID token settings): the connect session must pin it (tenant).`);
+  throw new GatewayError(
+    'tenant_not_proven',
+    `Provider "${base.provider.name}" cannot prove the consenting tenant (no ID token settings): the connect session must pin it (tenant).`,
+  );
 }
 
 /** Where the administrator goes: the pinned tenant's consent page, or the sign-in with admin consent. */
-export async function startAdminConsent(deps: FlowDeps, ctx: Context, base: StartBase, flow: Omit<Flow, 'browser' | 'kind'>): Promise<string> {
+export async function startAdminConsent(
+  deps: FlowDeps,
+  ctx: Context,
+  base: StartBase,
+  flow: Omit<Flow, 'browser' | 'kind'>,
+): Promise<string> {
   const { provider, integration } = base;
   const scopes = scopesFor(provider, integration);
   if (base.pinned_tenant) {
@@ -46,10 +54,21 @@ export async function startAdminConsent(deps: FlowDeps, ctx: Context, base: Star
   }
   const nonce = randomBytes(24).toString('base64url');
   const pkce = createPkcePair();
-  const state = await issueBoundFlow(deps, ctx, { ...flow, kind: 'admin_consent', oidc_nonce: nonce, code_verifier: deps.cipher.seal(pkce.verifier) });
+  const state = await issueBoundFlow(deps, ctx, {
+    ...flow,
+    kind: 'admin_consent',
+    oidc_nonce: nonce,
+    code_verifier: deps.cipher.seal(pkce.verifier),
+  });
   return authorizationUrl({
-    provider, integration, config: base.connection_config, state, redirectUri: deps.callbackUrl, codeChallenge: pkce.challenge,
-    extraScopes: ['openid'], extra: { prompt: 'admin_consent', nonce, response_mode: 'query' },
+    provider,
+    integration,
+    config: base.connection_config,
+    state,
+    redirectUri: deps.callbackUrl,
+    codeChallenge: pkce.challenge,
+    extraScopes: ['openid'],
+    extra: { prompt: 'admin_consent', nonce, response_mode: 'query' },
   });
 }
 
@@ -60,17 +79,30 @@ async function provenTenant(deps: FlowDeps, ctx: Context, flow: Flow): Promise<s
     }
     const said = queryValue(ctx, 'tenant');
     if (said !== undefined && said.toLowerCase() !== flow.pinned_tenant.toLowerCase()) {
-      throw new GatewayError('tenant_not_proven', `Consent came back for tenant ${said}, but this session is for tenant ${flow.pinned_tenant}; nothing was created.`);
+      throw new GatewayError(
+        'tenant_not_proven',
+        `Consent came back for tenant ${said}, but this session is for tenant ${flow.pinned_tenant}; nothing was created.`,
+      );
     }
     return flow.pinned_tenant;
   }
   const code = queryValue(ctx, 'code');
-  if (!code || !flow.oidc_nonce) throw new GatewayError('tenant_not_proven', 'The provider returned no authorization code, so the consenting organization cannot be proven; nothing was created.');
+  if (!code || !flow.oidc_nonce)
+    throw new GatewayError(
+      'tenant_not_proven',
+      'The provider returned no authorization code, so the consenting organization cannot be proven; nothing was created.',
+    );
   const { integration, provider } = await loadTarget(deps, flow.environment, flow.provider_config_key);
   const client = oauthClientOf(integration);
   const grant: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: deps.callbackUrl };
   if (flow.code_verifier) grant.code_verifier = deps.cipher.open<string>(flow.code_verifier);
-  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), client, grant);
+  const answer = await grantToken(
+    deps,
+    provider,
+    fillTemplate(provider.token_url ?? '', flow.connection_config),
+    client,
+    grant,
+  );
   return tenantFromIdToken(deps.keySets, provider, answer.id_token, client.client_id, flow.oidc_nonce);
 }
 
@@ -87,7 +119,19 @@ export async function finishAdminConsent(deps: FlowDeps, ctx: Context, flow: Flo
     grant_type: 'client_credentials',
   };
   if (scopes.length > 0) grant.scope = scopes.join(provider.scope_separator ?? ' ');
-  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', config), oauthClientOf(integration), grant);
+  const answer = await grantToken(
+    deps,
+    provider,
+    fillTemplate(provider.token_url ?? '', config),
+    oauthClientOf(integration),
+    grant,
+  );
   const { access_token: token, expires_at } = oauth2CredentialsFrom(answer);
-  await completeConnection(deps, ctx, flow, { type: 'OAUTH2_CC', token, ...(expires_at ? { expires_at } : {}) }, config);
+  await completeConnection(
+    deps,
+    ctx,
+    flow,
+    { type: 'OAUTH2_CC', token, ...(expires_at ? { expires_at } : {}) },
+    config,
+  );
 }

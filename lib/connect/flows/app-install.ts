@@ -11,7 +11,13 @@ import type { StartBase } from '../plan.js';
 import { grantToken, providerRefusal } from '../provider-answer.js';
 import { loadTarget, queryValue } from '../request.js';
 import { oauth2CredentialsFrom } from '../token-credentials.js';
-import { appUserAuthorizationUrl, asksForUserAuthorization, verifyAppInstallation, verifyUserInstallation, type AppCredentials } from './app-api.js';
+import {
+  appUserAuthorizationUrl,
+  asksForUserAuthorization,
+  verifyAppInstallation,
+  verifyUserInstallation,
+  type AppCredentials,
+} from './app-api.js';
 
 /**
  * Code-hosting app installation (spec 5.1.4). The installation id on the way back is only a
@@ -22,7 +28,10 @@ import { appUserAuthorizationUrl, asksForUserAuthorization, verifyAppInstallatio
 function appOf(integration: Integration): AppCredentials {
   const c = integration.credentials;
   if (!c || c.type !== 'APP') {
-    throw new GatewayError('integration_credentials_missing', `Integration "${integration.unique_key}" has no app credentials yet: set app_id, app_link and private_key with PATCH /integrations/${integration.unique_key}.`);
+    throw new GatewayError(
+      'integration_credentials_missing',
+      `Integration "${integration.unique_key}" has no app credentials yet: set app_id, app_link and private_key with PATCH /integrations/${integration.unique_key}.`,
+    );
   }
   return c;
 }
@@ -31,13 +40,21 @@ function appOf(integration: Integration): AppCredentials {
 export function checkAppInstall(provider: Provider, integration: Integration): void {
   const app = appOf(integration);
   if (asksForUserAuthorization(provider, app) || app.insecure_trust_setup_url_installation_id) return;
-  throw new GatewayError('integration_credentials_missing', `Integration "${integration.unique_key}" cannot prove that an installation belongs to the person installing it: set the app's client_id and client_secret (user authorization) with PATCH /integrations/${integration.unique_key}` +
-    (provider.user_authorization ? '' : ` (provider "${provider.name}" has no user_authorization in the catalog)`) +
-    ', or opt out with insecure_trust_setup_url_installation_id: true.');
+  throw new GatewayError(
+    'integration_credentials_missing',
+    `Integration "${integration.unique_key}" cannot prove that an installation belongs to the person installing it: set the app's client_id and client_secret (user authorization) with PATCH /integrations/${integration.unique_key}` +
+      (provider.user_authorization ? '' : ` (provider "${provider.name}" has no user_authorization in the catalog)`) +
+      ', or opt out with insecure_trust_setup_url_installation_id: true.',
+  );
 }
 
 /** The app's installation page, e.g. `${app_link}/installations/new`, carrying the bound state. */
-export async function startAppInstall(deps: FlowDeps, ctx: Context, base: StartBase, flow: Omit<Flow, 'browser' | 'kind'>): Promise<string> {
+export async function startAppInstall(
+  deps: FlowDeps,
+  ctx: Context,
+  base: StartBase,
+  flow: Omit<Flow, 'browser' | 'kind'>,
+): Promise<string> {
   const app = appOf(base.integration);
   const template = base.provider.installation_url ?? '${app_link}/installations/new';
   const url = parseUrl(template.replace('${app_link}', app.app_link.replace(/\/+$/, '')), 'installation URL');
@@ -47,10 +64,14 @@ export async function startAppInstall(deps: FlowDeps, ctx: Context, base: StartB
 
 function installationIdOf(ctx: Context): string {
   if (queryValue(ctx, 'setup_action') === 'request') {
-    throw new GatewayError('installation_pending', 'The installation was requested and waits for an organization owner to approve it. Connect again once it is approved.');
+    throw new GatewayError(
+      'installation_pending',
+      'The installation was requested and waits for an organization owner to approve it. Connect again once it is approved.',
+    );
   }
   const id = queryValue(ctx, 'installation_id') ?? '';
-  if (!/^\d{1,20}$/.test(id)) throw new GatewayError('authorization_failed', 'The provider returned no installation id.');
+  if (!/^\d{1,20}$/.test(id))
+    throw new GatewayError('authorization_failed', 'The provider returned no installation id.');
   return id;
 }
 
@@ -71,9 +92,14 @@ export async function finishInstallation(deps: FlowDeps, ctx: Context, flow: Flo
     return;
   }
   if (!app.insecure_trust_setup_url_installation_id) checkAppInstall(provider, integration);
-  deps.logger.warn('app installation taken from the setup URL without user authorization (insecure_trust_setup_url_installation_id)', {
-    environment: flow.environment, provider_config_key: flow.provider_config_key, installation_id: installationId,
-  });
+  deps.logger.warn(
+    'app installation taken from the setup URL without user authorization (insecure_trust_setup_url_installation_id)',
+    {
+      environment: flow.environment,
+      provider_config_key: flow.provider_config_key,
+      installation_id: installationId,
+    },
+  );
   await verifyAppInstallation(deps.fetch, provider, app, flow.connection_config, installationId);
   await completeConnection(deps, ctx, flow, { type: 'APP', installation_id: installationId }, flow.connection_config);
 }
@@ -92,18 +118,31 @@ export async function finishAppUser(deps: FlowDeps, ctx: Context, flow: Flow): P
   const { integration, provider } = await loadTarget(deps, flow.environment, flow.provider_config_key);
   const app = appOf(integration);
   if (!asksForUserAuthorization(provider, app)) {
-    throw new GatewayError('invalid_provider_config', `Integration "${integration.unique_key}" has no client_id and client_secret for user authorization.`);
+    throw new GatewayError(
+      'invalid_provider_config',
+      `Integration "${integration.unique_key}" has no client_id and client_secret for user authorization.`,
+    );
   }
-  const answer = await grantToken(deps, provider, provider.user_authorization?.token_url ?? '',
+  const answer = await grantToken(
+    deps,
+    provider,
+    provider.user_authorization?.token_url ?? '',
     { client_id: app.client_id, client_secret: app.client_secret },
-    { grant_type: 'authorization_code', code, redirect_uri: deps.callbackUrl });
+    { grant_type: 'authorization_code', code, redirect_uri: deps.callbackUrl },
+  );
   const user = oauth2CredentialsFrom(answer);
   await verifyUserInstallation(deps.fetch, provider, flow.connection_config, user.access_token, installationId);
-  await completeConnection(deps, ctx, { ...flow, kind: 'app_user' }, {
-    type: 'APP',
-    installation_id: installationId,
-    user_access_token: user.access_token,
-    ...(user.refresh_token ? { user_refresh_token: user.refresh_token } : {}),
-    ...(user.expires_at ? { user_expires_at: user.expires_at } : {}),
-  }, flow.connection_config);
+  await completeConnection(
+    deps,
+    ctx,
+    { ...flow, kind: 'app_user' },
+    {
+      type: 'APP',
+      installation_id: installationId,
+      user_access_token: user.access_token,
+      ...(user.refresh_token ? { user_refresh_token: user.refresh_token } : {}),
+      ...(user.expires_at ? { user_expires_at: user.expires_at } : {}),
+    },
+    flow.connection_config,
+  );
 }

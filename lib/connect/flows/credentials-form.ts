@@ -15,9 +15,17 @@ import { formErrorText } from '../pages/end-user-message.js';
 import { verifyCredentials } from './verify-credentials.js';
 
 /** Mistakes the end user can correct on the same form (the form token is handed back). */
-const correctable = new Set(['invalid_credentials', 'invalid_connection_config', 'missing_connection_config', 'invalid_body']);
+const correctable = new Set([
+  'invalid_credentials',
+  'invalid_connection_config',
+  'missing_connection_config',
+  'invalid_body',
+]);
 
-function typedCredentials(mode: string, form: Record<string, string>): Extract<ConnectionCredentials, { type: 'API_KEY' | 'BASIC' }> {
+function typedCredentials(
+  mode: string,
+  form: Record<string, string>,
+): Extract<ConnectionCredentials, { type: 'API_KEY' | 'BASIC' }> {
   if (mode === 'API_KEY') {
     const apiKey = (form.apiKey ?? '').trim();
     if (!apiKey) throw new GatewayError('invalid_body', 'Enter the API key.');
@@ -42,9 +50,16 @@ export async function submitForm(deps: FlowDeps, ctx: PageContext, scope: PageSc
   }
   const { integration, provider } = await loadTarget(deps, flow.environment, flow.provider_config_key);
   const base: StartBase = {
-    environment: flow.environment, integration, provider, end_user: flow.end_user,
-    connection_id: flow.connection_id, origin: flow.origin, pinned_tenant: flow.pinned_tenant, connection_config: flow.connection_config,
-    branding: flow.branding ?? null, locale: flow.locale ?? null,
+    environment: flow.environment,
+    integration,
+    provider,
+    end_user: flow.end_user,
+    connection_id: flow.connection_id,
+    origin: flow.origin,
+    pinned_tenant: flow.pinned_tenant,
+    connection_config: flow.connection_config,
+    branding: flow.branding ?? null,
+    locale: flow.locale ?? null,
   };
   const look = lookOfBase(deps, ctx, base);
   try {

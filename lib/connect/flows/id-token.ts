@@ -18,14 +18,24 @@ export function createKeySets(): KeySets {
   };
 }
 
-const notProven = (why: string) => new GatewayError('tenant_not_proven', `The consenting organization could not be proven: ${why}. Nothing was created.`);
+const notProven = (why: string) =>
+  new GatewayError(
+    'tenant_not_proven',
+    `The consenting organization could not be proven: ${why}. Nothing was created.`,
+  );
 
 /**
  * The tenant an ID token proves: signature checked against the issuer's published keys, the
  * audience is the integration's client, the nonce is the one this flow sent, and the issuer is
  * the catalog's issuer for that very tenant (multi-tenant issuers carry the tenant in their URL).
  */
-export async function tenantFromIdToken(keySets: KeySets, provider: Provider, idToken: unknown, clientId: string, nonce: string): Promise<string> {
+export async function tenantFromIdToken(
+  keySets: KeySets,
+  provider: Provider,
+  idToken: unknown,
+  clientId: string,
+  nonce: string,
+): Promise<string> {
   const settings = provider.id_token;
   if (!settings) throw notProven('the provider has no ID token settings');
   if (typeof idToken !== 'string' || idToken === '') throw notProven('the token answer carried no id_token');
@@ -37,7 +47,9 @@ export async function tenantFromIdToken(keySets: KeySets, provider: Provider, id
   }
   if (payload.nonce !== nonce) throw notProven('the ID token was not issued for this authorization (nonce)');
   const tenant = payload[settings.tenant_claim ?? 'tid'];
-  if (typeof tenant !== 'string' || !tenantSchema.safeParse(tenant).success) throw notProven('the ID token names no tenant');
-  if (payload.iss !== settings.issuer.replace('{tenantid}', tenant)) throw notProven('the ID token comes from another issuer');
+  if (typeof tenant !== 'string' || !tenantSchema.safeParse(tenant).success)
+    throw notProven('the ID token names no tenant');
+  if (payload.iss !== settings.issuer.replace('{tenantid}', tenant))
+    throw notProven('the ID token comes from another issuer');
   return tenant;
 }

@@ -16,11 +16,25 @@ const filledParams = (params: Record<string, string> | undefined, config: Record
   Object.fromEntries(Object.entries(params ?? {}).map(([k, v]) => [k, fillTemplate(v, config)]));
 
 /** The provider's consent page (PKCE when the catalog says so); the flow is stored bound to this browser. */
-export async function startOAuth2Code(deps: FlowDeps, ctx: Context, base: StartBase, flow: Omit<Flow, 'browser' | 'kind'>): Promise<string> {
+export async function startOAuth2Code(
+  deps: FlowDeps,
+  ctx: Context,
+  base: StartBase,
+  flow: Omit<Flow, 'browser' | 'kind'>,
+): Promise<string> {
   const pkce = base.provider.pkce ? createPkcePair() : undefined;
-  const state = await issueBoundFlow(deps, ctx, { ...flow, kind: 'oauth', code_verifier: pkce ? deps.cipher.seal(pkce.verifier) : null });
+  const state = await issueBoundFlow(deps, ctx, {
+    ...flow,
+    kind: 'oauth',
+    code_verifier: pkce ? deps.cipher.seal(pkce.verifier) : null,
+  });
   return authorizationUrl({
-    provider: base.provider, integration: base.integration, config: base.connection_config, state, redirectUri: deps.callbackUrl, codeChallenge: pkce?.challenge,
+    provider: base.provider,
+    integration: base.integration,
+    config: base.connection_config,
+    state,
+    redirectUri: deps.callbackUrl,
+    codeChallenge: pkce?.challenge,
   });
 }
 
@@ -38,7 +52,13 @@ export async function finishOAuth(deps: FlowDeps, ctx: Context, flow: Flow): Pro
     redirect_uri: deps.callbackUrl,
   };
   if (flow.code_verifier) grant.code_verifier = deps.cipher.open<string>(flow.code_verifier);
-  const answer = await grantToken(deps, provider, fillTemplate(provider.token_url ?? '', flow.connection_config), oauthClientOf(integration), grant);
+  const answer = await grantToken(
+    deps,
+    provider,
+    fillTemplate(provider.token_url ?? '', flow.connection_config),
+    oauthClientOf(integration),
+    grant,
+  );
   const credentials = oauth2CredentialsFrom(answer);
   const config = { ...flow.connection_config, ...configFromTokenResponse(provider, answer) };
   await completeConnection(deps, ctx, flow, credentials, config);

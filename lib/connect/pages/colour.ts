@@ -17,7 +17,10 @@ const hexOf = (rgb: Rgb) => `#${rgb.map((v) => Math.round(v).toString(16).padSta
 
 // WCAG 2 relative luminance and contrast ratio.
 function luminance([r, g, b]: Rgb): number {
-  const lin = (v: number) => { const c = v / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lin = (v: number) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 

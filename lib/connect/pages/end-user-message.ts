@@ -41,7 +41,12 @@ export function failureKindOf(error: Pick<GatewayError, 'code' | 'details'>): Fa
 }
 
 /** The failure as the end user reads it (also what the opener receives as the message). */
-export function endUserFailure(text: Messages, error: Pick<GatewayError, 'code' | 'details'>, provider: string, app: string): { title: string; body: string } {
+export function endUserFailure(
+  text: Messages,
+  error: Pick<GatewayError, 'code' | 'details'>,
+  provider: string,
+  app: string,
+): { title: string; body: string } {
   const entry = text.failure[failureKindOf(error)];
   return { title: entry.title, body: entry.body(provider, app) };
 }

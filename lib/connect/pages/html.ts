@@ -8,8 +8,11 @@ export function escapeHtml(value: string): string {
 /** JSON that cannot close the `<script type="application/json">` element holding it. */
 export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)
-    .replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -36,7 +39,9 @@ const piece = (value: unknown): string => {
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => { out += piece(value) + (strings[i + 1] ?? ''); });
+  values.forEach((value, i) => {
+    out += piece(value) + (strings[i + 1] ?? '');
+  });
   return { [markup]: out };
 }
 

@@ -34,15 +34,22 @@ const dots = trusted('<span class="dots" aria-hidden="true"><i></i><i></i><i></i
 
 /** The app's tile and the provider's logo, joined by dots or by the outcome's icon; the icon alone when neither is known. */
 function marks(look: Look, icon: Html | undefined): Html {
-  const tile = look.named ? html`<span class="tile" aria-hidden="true">${[...look.appName][0]?.toUpperCase()}</span>` : null;
-  const logo = look.provider ? html`<img class="logo" src="${look.provider.logoUrl}" alt="" width="48" height="48">` : null;
+  const tile = look.named
+    ? html`<span class="tile" aria-hidden="true">${[...look.appName][0]?.toUpperCase()}</span>`
+    : null;
+  const logo = look.provider
+    ? html`<img class="logo" src="${look.provider.logoUrl}" alt="" width="48" height="48" />`
+    : null;
   if (!tile && !logo) return icon ?? html``;
-  return html`<div class="brand">${tile}${tile && logo ? icon ?? dots : null}${logo}${tile && logo ? null : icon}</div>`;
+  return html`<div class="brand">
+    ${tile}${tile && logo ? (icon ?? dots) : null}${logo}${tile && logo ? null : icon}
+  </div>`;
 }
 
 function cancelMessage(look: Look) {
   return {
-    source: 'portico-connect', ok: false,
+    source: 'portico-connect',
+    ok: false,
     error: { code: 'cancelled', message: look.text.cancelledResult },
     ...(look.providerConfigKey ? { provider_config_key: look.providerConfigKey } : {}),
   };
@@ -55,7 +62,12 @@ function cancelMessage(look: Look) {
  */
 export function sendPage(ctx: Context, look: Look, page: PageOptions): void {
   const accent = accentStyle(look.palette);
-  const data = { origin: look.origin, result: page.result, cancel: page.cancel ? cancelMessage(look) : undefined, text: { closing: look.text.closing, cancelled: look.text.cancelled } };
+  const data = {
+    origin: look.origin,
+    result: page.result,
+    cancel: page.cancel ? cancelMessage(look) : undefined,
+    text: { closing: look.text.closing, cancelled: look.text.cancelled },
+  };
   const csp = [
     "default-src 'none'",
     `style-src ${styleHash} ${hashOf(accent)}`,
@@ -65,16 +77,39 @@ export function sendPage(ctx: Context, look: Look, page: PageOptions): void {
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  const doc = html`<!doctype html><html lang="${look.text.lang}" dir="${look.text.dir}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">
-<title>${page.title}</title>${page.head}<style>${trusted(baseStyle)}</style><style>${trusted(accent)}</style></head>
-<body><main class="card" aria-labelledby="portico-title">${marks(look, page.icon)}
-<h1 id="portico-title">${page.title}</h1>${page.lead ? html`<p class="lead">${page.lead}</p>` : null}
-${look.forWhom ? html`<p class="who">${look.text.forWhom(look.forWhom)}</p>` : null}${page.body}
-${page.cancel ? html`<button type="button" id="portico-cancel" class="btn secondary">${look.text.cancel}</button>` : null}
-${page.close ? html`<button type="button" id="portico-close" class="btn secondary" hidden>${look.text.close}</button>` : null}
-<p id="portico-status" class="status" role="status" aria-live="polite">${page.note}</p></main>
-<script type="application/json" id="portico-data">${trusted(jsonForScript(data))}</script><script>${trusted(clientScript)}</script></body></html>`;
+  const doc = html`<!doctype html>
+    <html lang="${look.text.lang}" dir="${look.text.dir}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${page.title}</title>
+        ${page.head}
+        <style>
+          ${trusted(baseStyle)}
+        </style>
+        <style>
+          ${trusted(accent)}
+        </style>
+      </head>
+      <body>
+        <main class="card" aria-labelledby="portico-title">
+          ${marks(look, page.icon)}
+          <h1 id="portico-title">${page.title}</h1>
+          ${page.lead ? html`<p class="lead">${page.lead}</p>` : null}
+          ${look.forWhom ? html`<p class="who">${look.text.forWhom(look.forWhom)}</p>` : null}${page.body}
+          ${page.cancel ? html`<button type="button" id="portico-cancel" class="btn secondary">${look.text.cancel}</button>` : null}
+          ${page.close ? html`<button type="button" id="portico-close" class="btn secondary" hidden>${look.text.close}</button>` : null}
+          <p id="portico-status" class="status" role="status" aria-live="polite">${page.note}</p>
+        </main>
+        <script type="application/json" id="portico-data">
+          ${trusted(jsonForScript(data))}
+        </script>
+        <script>
+          ${trusted(clientScript)};
+        </script>
+      </body>
+    </html>`;
   ctx.status = page.status;
   ctx.set('Content-Security-Policy', csp);
   ctx.set('Cache-Control', 'no-store');

@@ -66,11 +66,13 @@ export function lookOf(input: LookInput): Look {
     appName: name || text.theApp,
     named: Boolean(name),
     palette: paletteOf(input.branding?.accent_color),
-    provider: provider ? {
-      displayName: provider.display_name,
-      logoUrl: logoUrlFor(input.baseUrl, provider.name),
-      helpUrl: provider.help_url ?? provider.docs ?? null,
-    } : null,
+    provider: provider
+      ? {
+          displayName: provider.display_name,
+          logoUrl: logoUrlFor(input.baseUrl, provider.name),
+          helpUrl: provider.help_url ?? provider.docs ?? null,
+        }
+      : null,
     forWhom: forWhomOf(input.endUser),
     origin: input.origin,
     providerConfigKey: input.providerConfigKey ?? null,

@@ -10,14 +10,22 @@ export type ConnectResult =
   | { source: 'portico-connect'; ok: true; provider_config_key: string; connection_id: string }
   | { source: 'portico-connect'; ok: false; error: { code: string; message: string }; provider_config_key?: string };
 
-const okIcon = trusted('<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#e7f6ec"/><path d="M17 29l7 7 15-16" fill="none" stroke="#137333" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>');
-const failIcon = trusted('<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#fef3f2"/><path d="M28 16v15" stroke="#b42318" stroke-width="4" stroke-linecap="round"/><circle cx="28" cy="39" r="2.6" fill="#b42318"/></svg>');
+const okIcon = trusted(
+  '<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#e7f6ec"/><path d="M17 29l7 7 15-16" fill="none" stroke="#137333" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+);
+const failIcon = trusted(
+  '<svg class="icon" viewBox="0 0 56 56" aria-hidden="true"><circle cx="28" cy="28" r="28" fill="#fef3f2"/><path d="M28 16v15" stroke="#b42318" stroke-width="4" stroke-linecap="round"/><circle cx="28" cy="39" r="2.6" fill="#b42318"/></svg>',
+);
 
 /**
  * The connection is stored: the page names the provider by its display name and the app, and
  * hands the ids to the opener only (never shown).
  */
-export function sendSuccessPage(ctx: Context, look: Look, connection: { provider_config_key: string; connection_id: string }): void {
+export function sendSuccessPage(
+  ctx: Context,
+  look: Look,
+  connection: { provider_config_key: string; connection_id: string },
+): void {
   const provider = look.provider?.displayName ?? look.text.theService;
   sendPage(ctx, look, {
     status: 200,
@@ -32,9 +40,16 @@ export function sendSuccessPage(ctx: Context, look: Look, connection: { provider
 
 /** A failed attempt as the end user sees it; the opener gets the code and the same sentence. */
 export function sendFailurePage(ctx: Context, look: Look, error: Pick<GatewayError, 'code' | 'details'>): void {
-  const { title, body } = endUserFailure(look.text, error, look.provider?.displayName ?? look.text.theService, look.appName);
+  const { title, body } = endUserFailure(
+    look.text,
+    error,
+    look.provider?.displayName ?? look.text.theService,
+    look.appName,
+  );
   const result: ConnectResult = {
-    source: 'portico-connect', ok: false, error: { code: error.code, message: body },
+    source: 'portico-connect',
+    ok: false,
+    error: { code: error.code, message: body },
     ...(look.providerConfigKey ? { provider_config_key: look.providerConfigKey } : {}),
   };
   sendPage(ctx, look, {

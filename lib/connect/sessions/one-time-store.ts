@@ -13,13 +13,13 @@ export type Peeked<T> = { value: T; expired: boolean; used: boolean };
 /** The outcome of redeeming a token; callers branch on it. */
 export type Claim<T> =
   | {
-    ok: true;
-    value: T;
-    /** Gives the token back (a failed attempt the user may retry, e.g. a mistyped API key). */
-    release(): Promise<void>;
-    /** Keeps the token spent (the default: a claimed token is spent unless released). */
-    finish(): Promise<void>;
-  }
+      ok: true;
+      value: T;
+      /** Gives the token back (a failed attempt the user may retry, e.g. a mistyped API key). */
+      release(): Promise<void>;
+      /** Keeps the token spent (the default: a claimed token is spent unless released). */
+      finish(): Promise<void>;
+    }
   | { ok: false; reason: 'unknown' | 'expired' | 'used'; value?: T };
 
 export interface OneTimeStore<T> {

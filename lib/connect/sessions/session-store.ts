@@ -13,7 +13,12 @@ export interface ConnectSessionStore {
 export const defaultSessionTtlMs = 30 * 60_000;
 
 export function createConnectSessionStore(storage: Storage, ttlMs = defaultSessionTtlMs): ConnectSessionStore {
-  const store = createOneTimeStore<ConnectSession>(storage, { name: 'connect-sessions', prefix: 'cst_', ttlMs, graceMs: 60 * 60_000 });
+  const store = createOneTimeStore<ConnectSession>(storage, {
+    name: 'connect-sessions',
+    prefix: 'cst_',
+    ttlMs,
+    graceMs: 60 * 60_000,
+  });
   return {
     async create(env, input) {
       const now = Date.now();
@@ -21,8 +26,12 @@ export function createConnectSessionStore(storage: Storage, ttlMs = defaultSessi
         environment: env,
         end_user: endUserOf(input),
         allowed_integrations: input.allowed_integrations ? [...new Set(input.allowed_integrations)] : null,
-        integrations_config_defaults: Object.fromEntries(Object.entries(input.integrations_config_defaults ?? {})
-          .map(([key, value]) => [key, value.connection_config])),
+        integrations_config_defaults: Object.fromEntries(
+          Object.entries(input.integrations_config_defaults ?? {}).map(([key, value]) => [
+            key,
+            value.connection_config,
+          ]),
+        ),
         allowed_origins: [...new Set([...(input.allowed_origins ?? []), ...(input.origin ? [input.origin] : [])])],
         tenant: input.tenant ?? null,
         connection_id: input.connection_id ?? null,

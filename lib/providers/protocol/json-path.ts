@@ -23,6 +23,7 @@ export function withValueAt(data: Record<string, unknown>, path: string, value: 
   if (dot === -1 || Object.hasOwn(data, path)) return { ...data, [path]: value };
   const head = path.slice(0, dot);
   const inner = data[head];
-  const child = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner as Record<string, unknown> : {};
+  const child =
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
   return { ...data, [head]: withValueAt(child, path.slice(dot + 1), value) };
 }

@@ -6,9 +6,29 @@ import { valueAt } from './json-path.js';
  * link and offset are the gateway's). The proxy, the script runtime and the SDK page by these.
  */
 export type PaginationStyle =
-  | { type: 'cursor'; cursor_path_in_response: string; cursor_name_in_request: string; limit_name_in_request?: string | undefined; response_path?: string | undefined; cursor_in?: 'query' | 'body' | undefined }
-  | { type: 'link'; link_rel_in_response_header?: string | undefined; link_path_in_response_body?: string | undefined; limit_name_in_request?: string | undefined; response_path?: string | undefined }
-  | { type: 'offset'; offset_name_in_request: string; limit_name_in_request?: string | undefined; response_path?: string | undefined; offset_calculation_method?: 'item' | 'page' | undefined; offset_start_value?: number | undefined };
+  | {
+      type: 'cursor';
+      cursor_path_in_response: string;
+      cursor_name_in_request: string;
+      limit_name_in_request?: string | undefined;
+      response_path?: string | undefined;
+      cursor_in?: 'query' | 'body' | undefined;
+    }
+  | {
+      type: 'link';
+      link_rel_in_response_header?: string | undefined;
+      link_path_in_response_body?: string | undefined;
+      limit_name_in_request?: string | undefined;
+      response_path?: string | undefined;
+    }
+  | {
+      type: 'offset';
+      offset_name_in_request: string;
+      limit_name_in_request?: string | undefined;
+      response_path?: string | undefined;
+      offset_calculation_method?: 'item' | 'page' | undefined;
+      offset_start_value?: number | undefined;
+    };
 
 type CursorStyle = Extract<PaginationStyle, { type: 'cursor' }>;
 type LinkStyle = Extract<PaginationStyle, { type: 'link' }>;
@@ -22,7 +42,11 @@ export function cursorOf(page: unknown, style: Pick<CursorStyle, 'cursor_path_in
 }
 
 /** The next-page link: from the `Link` header's rel when the style names one, else from the body. */
-export function nextLinkOf(page: unknown, linkHeader: string | readonly string[] | null | undefined, style: Pick<LinkStyle, 'link_rel_in_response_header' | 'link_path_in_response_body'>): string | undefined {
+export function nextLinkOf(
+  page: unknown,
+  linkHeader: string | readonly string[] | null | undefined,
+  style: Pick<LinkStyle, 'link_rel_in_response_header' | 'link_path_in_response_body'>,
+): string | undefined {
   const link = style.link_rel_in_response_header
     ? linkWithRel(linkHeader, style.link_rel_in_response_header)
     : valueAt(page, style.link_path_in_response_body);
@@ -34,5 +58,8 @@ export const firstOffset = (style: Pick<OffsetStyle, 'offset_start_value' | 'off
   style.offset_start_value ?? (style.offset_calculation_method === 'page' ? 1 : 0);
 
 /** The offset after a page of `count` items that started at `current`. */
-export const nextOffset = (style: Pick<OffsetStyle, 'offset_calculation_method'>, current: number, count: number): number =>
-  style.offset_calculation_method === 'page' ? current + 1 : current + count;
+export const nextOffset = (
+  style: Pick<OffsetStyle, 'offset_calculation_method'>,
+  current: number,
+  count: number,
+): number => (style.offset_calculation_method === 'page' ? current + 1 : current + count);

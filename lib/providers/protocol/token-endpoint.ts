@@ -69,7 +69,9 @@ export function oauthTokenRequest(input: {
 function parseBody(text: string): Record<string, unknown> | undefined {
   try {
     const json: unknown = JSON.parse(text);
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? json as Record<string, unknown> : undefined;
+    return typeof json === 'object' && json !== null && !Array.isArray(json)
+      ? (json as Record<string, unknown>)
+      : undefined;
   } catch {
     if (!/^[^=&\s]+=/.test(text)) return undefined;
     return Object.fromEntries(new URLSearchParams(text));
@@ -84,14 +86,26 @@ export const isTransientStatus = (status: number): boolean => status >= 500 || s
 /** Classifies a token endpoint's answer (exported for the table test; callers use `callTokenEndpoint`). */
 export function readTokenAnswer(status: number, text: string): TokenEndpointOutcome {
   const body = parseBody(text);
-  if (isTransientStatus(status)) return { ok: false, reason: 'unavailable', status, detail: `the token endpoint answered ${status}` };
+  if (isTransientStatus(status))
+    return { ok: false, reason: 'unavailable', status, detail: `the token endpoint answered ${status}` };
   const error = typeof body?.error === 'string' ? body.error : undefined;
   if (status >= 400 || error !== undefined) {
     // Some providers answer 200 with an `error` field; any other 4xx is final for these credentials.
-    return { ok: false, reason: 'refused', status, error: error ?? `http_${status}`, description: clip(body?.error_description) || clip(body?.message) };
+    return {
+      ok: false,
+      reason: 'refused',
+      status,
+      error: error ?? `http_${status}`,
+      description: clip(body?.error_description) || clip(body?.message),
+    };
   }
   if (status < 200 || status >= 300 || !body) {
-    return { ok: false, reason: 'unavailable', status, detail: `the token endpoint answered ${status} without a readable body` };
+    return {
+      ok: false,
+      reason: 'unavailable',
+      status,
+      detail: `the token endpoint answered ${status} without a readable body`,
+    };
   }
   return { ok: true, status, body };
 }
@@ -119,7 +133,13 @@ export async function callTokenEndpoint(fetchFn: typeof fetch, request: TokenReq
     text = await response.text();
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return { ok: false, reason: 'unavailable', detail: timedOut ? `the token endpoint gave no answer within ${request.timeoutMs} ms` : 'the token endpoint could not be reached' };
+    return {
+      ok: false,
+      reason: 'unavailable',
+      detail: timedOut
+        ? `the token endpoint gave no answer within ${request.timeoutMs} ms`
+        : 'the token endpoint could not be reached',
+    };
   }
   return readTokenAnswer(status, text);
 }

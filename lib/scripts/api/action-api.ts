@@ -28,7 +28,9 @@ export function createActionApi(deps: ActionApiDeps) {
   const check = async (env: string, call: ActionCall) => {
     const entry = await runner.registry.get(env, call.providerConfigKey, call.action);
     if (entry?.manifest.type !== 'action') {
-      fail('unknown_script', `No action "${call.action}" is enabled for integration "${call.providerConfigKey}".`, { field: 'action_name' });
+      fail('unknown_script', `No action "${call.action}" is enabled for integration "${call.providerConfigKey}".`, {
+        field: 'action_name',
+      });
     }
     await runner.connections.require(env, call.providerConfigKey, call.connectionId);
   };
@@ -44,14 +46,31 @@ export function createActionApi(deps: ActionApiDeps) {
       await check(env, call);
       const id = randomUUID();
       const record: ActionRun = {
-        id, environment: env, action_name: call.action, provider_config_key: call.providerConfigKey, connection_id: call.connectionId,
-        status: 'pending', created_at: new Date().toISOString(), finished_at: null, output_json: null, error: null,
+        id,
+        environment: env,
+        action_name: call.action,
+        provider_config_key: call.providerConfigKey,
+        connection_id: call.connectionId,
+        status: 'pending',
+        created_at: new Date().toISOString(),
+        finished_at: null,
+        output_json: null,
+        error: null,
       };
       await runner.actionRuns.put(record);
-      await deps.queue.enqueue({
-        type: 'action', environment: env, id, providerConfigKey: call.providerConfigKey, connectionId: call.connectionId,
-        action: call.action, input: call.input, ...(call.logLevel ? { logLevel: call.logLevel } : {}),
-      }, `action|${env}|${id}`);
+      await deps.queue.enqueue(
+        {
+          type: 'action',
+          environment: env,
+          id,
+          providerConfigKey: call.providerConfigKey,
+          connectionId: call.connectionId,
+          action: call.action,
+          input: call.input,
+          ...(call.logLevel ? { logLevel: call.logLevel } : {}),
+        },
+        `action|${env}|${id}`,
+      );
       return { id, status_url: deps.statusUrl(id) };
     },
     get: (env: string, id: string) => runner.actionRuns.get(env, id),
@@ -61,8 +80,13 @@ export function createActionApi(deps: ActionApiDeps) {
       if (!record || record.status === 'succeeded' || record.status === 'failed') return;
       await runner.actionRuns.put({ ...record, status: 'running' });
       const outcome = await runAction(runner, {
-        environment: job.environment, providerConfigKey: job.providerConfigKey, connectionId: job.connectionId,
-        action: job.action, input: job.input, logLevel: job.logLevel, runId: job.id,
+        environment: job.environment,
+        providerConfigKey: job.providerConfigKey,
+        connectionId: job.connectionId,
+        action: job.action,
+        input: job.input,
+        logLevel: job.logLevel,
+        runId: job.id,
       });
       // Cut by shutdown: it stays `running` and its job runs again after the restart.
       if (!outcome.ok && outcome.error.code === 'script_interrupted' && signal?.aborted) return { kind: 'abandoned' };
@@ -76,10 +100,16 @@ export function createActionApi(deps: ActionApiDeps) {
       await runner.actionRuns.put(finished);
       const connection = await runner.connections.get(job.environment, job.providerConfigKey, job.connectionId);
       await runner.host.emit(job.environment, {
-        type: 'action', connection_id: job.connectionId, provider_config_key: job.providerConfigKey,
+        type: 'action',
+        connection_id: job.connectionId,
+        provider_config_key: job.providerConfigKey,
         ...(connection ? { provider: connection.provider } : {}),
-        action_name: job.action, action_id: job.id, success: outcome.ok,
-        ...(outcome.ok ? { output: JSON.parse(outcome.output.json) as unknown } : { error: { code: outcome.error.code, message: outcome.error.message } }),
+        action_name: job.action,
+        action_id: job.id,
+        success: outcome.ok,
+        ...(outcome.ok
+          ? { output: JSON.parse(outcome.output.json) as unknown }
+          : { error: { code: outcome.error.code, message: outcome.error.message } }),
       });
     },
   };

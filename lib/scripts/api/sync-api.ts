@@ -40,8 +40,13 @@ export function createSyncApi(deps: SyncApiDeps) {
   const select = async (env: string, selection: SyncSelection) => {
     const pck = selection.providerConfigKey;
     const all = (await deps.registry.list(env, pck)).filter((e) => e.manifest.type === 'sync');
-    const names = selection.syncs && selection.syncs.length > 0 ? [...new Set(selection.syncs)] : all.map((e) => e.name);
-    const entries = names.map((name) => all.find((e) => e.name === name) ?? fail('unknown_script', `No sync "${name}" is enabled for integration "${pck}".`, { field: 'syncs' }));
+    const names =
+      selection.syncs && selection.syncs.length > 0 ? [...new Set(selection.syncs)] : all.map((e) => e.name);
+    const entries = names.map(
+      (name) =>
+        all.find((e) => e.name === name) ??
+        fail('unknown_script', `No sync "${name}" is enabled for integration "${pck}".`, { field: 'syncs' }),
+    );
     let connectionIds: string[];
     if (selection.connectionId !== undefined) {
       await deps.connections.require(env, pck, selection.connectionId);
@@ -52,7 +57,8 @@ export function createSyncApi(deps: SyncApiDeps) {
     }
     const targets: { entry: ScriptEntry; target: SyncTarget }[] = [];
     for (const entry of entries) {
-      for (const connectionId of connectionIds) targets.push({ entry, target: { environment: env, providerConfigKey: pck, connectionId, sync: entry.name } });
+      for (const connectionId of connectionIds)
+        targets.push({ entry, target: { environment: env, providerConfigKey: pck, connectionId, sync: entry.name } });
     }
     return targets;
   };
@@ -61,7 +67,10 @@ export function createSyncApi(deps: SyncApiDeps) {
 
   return {
     /** Queues one run per selected connection and sync; ones already running are reported, not queued. */
-    async trigger(env: string, selection: SyncSelection & { mode: 'full' | 'incremental'; logLevel?: LogLevel | undefined }) {
+    async trigger(
+      env: string,
+      selection: SyncSelection & { mode: 'full' | 'incremental'; logLevel?: LogLevel | undefined },
+    ) {
       const queued: { sync: string; connection_id: string; mode: 'full' | 'incremental' }[] = [];
       const running: { sync: string; connection_id: string }[] = [];
       for (const { entry, target } of await select(env, selection)) {
@@ -70,7 +79,11 @@ export function createSyncApi(deps: SyncApiDeps) {
           continue;
         }
         await deps.queue.enqueue({
-          type: 'sync', ...target, mode: selection.mode, trigger: 'api', ...(selection.logLevel ? { logLevel: selection.logLevel } : {}),
+          type: 'sync',
+          ...target,
+          mode: selection.mode,
+          trigger: 'api',
+          ...(selection.logLevel ? { logLevel: selection.logLevel } : {}),
         });
         // A sync that is not incremental always refetches everything: that is the run the caller gets.
         queued.push({ ...pick(target), mode: entry.manifest.syncType === 'incremental' ? selection.mode : 'full' });
@@ -88,7 +101,8 @@ export function createSyncApi(deps: SyncApiDeps) {
       const targets = await select(env, selection);
       for (const { target } of targets) {
         const state = await deps.states.update(target, (s) => ({ ...s, paused: false }));
-        if (!state.latest_run) await deps.queue.enqueue({ type: 'sync', ...target, mode: 'incremental', trigger: 'api' });
+        if (!state.latest_run)
+          await deps.queue.enqueue({ type: 'sync', ...target, mode: 'incremental', trigger: 'api' });
       }
       return targets.map(({ target }) => pick(target));
     },
@@ -111,7 +125,7 @@ export function createSyncApi(deps: SyncApiDeps) {
           paused,
           frequency: entry.manifest.frequency ?? null,
           sync_type: entry.manifest.syncType ?? 'full',
-          next_run_at: paused ? null : next.get(entry.name) ?? null,
+          next_run_at: paused ? null : (next.get(entry.name) ?? null),
           latest_run: latest,
         });
       }

@@ -12,7 +12,11 @@ type AnyObject = Record<string, unknown>;
 type ObjectSchema = z.ZodType<AnyObject>;
 type Out<S, Fallback> = S extends z.ZodType ? z.output<S> : Fallback;
 
-export interface SyncDefinition<M extends Models, Meta extends ObjectSchema | undefined, Ck extends ObjectSchema | undefined> {
+export interface SyncDefinition<
+  M extends Models,
+  Meta extends ObjectSchema | undefined,
+  Ck extends ObjectSchema | undefined,
+> {
   description?: string;
   version?: string;
   /** `every 5 minutes`, `every hour`, `every day`… (minimum 1 minute unless the gateway says otherwise). */
@@ -29,7 +33,9 @@ export interface SyncDefinition<M extends Models, Meta extends ObjectSchema | un
   metadata?: Meta;
   /** Shape of the incremental checkpoint. */
   checkpoint?: Ck;
-  exec(service: SyncService<{ [K in keyof M]: z.input<M[K]> }, Out<Meta, AnyObject>, Out<Ck, AnyObject>>): Promise<void>;
+  exec(
+    service: SyncService<{ [K in keyof M]: z.input<M[K]> }, Out<Meta, AnyObject>, Out<Ck, AnyObject>>,
+  ): Promise<void>;
 }
 
 export interface ActionDefinition<I extends z.ZodType, O extends z.ZodType, Meta extends ObjectSchema | undefined> {
@@ -54,12 +60,20 @@ export interface OnEventDefinition<Meta extends ObjectSchema | undefined> {
   exec(service: ScriptService<Out<Meta, AnyObject>>): Promise<void>;
 }
 
-export type SyncScript<M extends Models = Models, Meta extends ObjectSchema | undefined = undefined, Ck extends ObjectSchema | undefined = undefined> =
-  SyncDefinition<M, Meta, Ck> & { readonly type: 'sync'; readonly [scriptBrand]: true };
-export type ActionScript<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, Meta extends ObjectSchema | undefined = undefined> =
-  ActionDefinition<I, O, Meta> & { readonly type: 'action'; readonly [scriptBrand]: true };
-export type OnEventScript<Meta extends ObjectSchema | undefined = undefined> =
-  OnEventDefinition<Meta> & { readonly type: 'on-event'; readonly [scriptBrand]: true };
+export type SyncScript<
+  M extends Models = Models,
+  Meta extends ObjectSchema | undefined = undefined,
+  Ck extends ObjectSchema | undefined = undefined,
+> = SyncDefinition<M, Meta, Ck> & { readonly type: 'sync'; readonly [scriptBrand]: true };
+export type ActionScript<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  Meta extends ObjectSchema | undefined = undefined,
+> = ActionDefinition<I, O, Meta> & { readonly type: 'action'; readonly [scriptBrand]: true };
+export type OnEventScript<Meta extends ObjectSchema | undefined = undefined> = OnEventDefinition<Meta> & {
+  readonly type: 'on-event';
+  readonly [scriptBrand]: true;
+};
 
 const modelName = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const isSchema = (value: unknown): value is z.ZodType =>
@@ -70,9 +84,11 @@ function requireExec(exec: unknown, what: string): void {
 }
 
 /** A sync: declares its models and frequency; `exec` fetches and saves records. */
-export function createSync<M extends Models, Meta extends ObjectSchema | undefined = undefined, Ck extends ObjectSchema | undefined = undefined>(
-  definition: SyncDefinition<M, Meta, Ck>,
-): SyncScript<M, Meta, Ck> {
+export function createSync<
+  M extends Models,
+  Meta extends ObjectSchema | undefined = undefined,
+  Ck extends ObjectSchema | undefined = undefined,
+>(definition: SyncDefinition<M, Meta, Ck>): SyncScript<M, Meta, Ck> {
   requireExec(definition.exec, 'createSync');
   // Seconds pass here (an operator may allow them); the gateway applies its own minimum at registration.
   const frequency = parseFrequency(String(definition.frequency), 1_000);
@@ -93,9 +109,11 @@ export function createSync<M extends Models, Meta extends ObjectSchema | undefin
 }
 
 /** An action: validated input in, validated output out, run on demand. */
-export function createAction<I extends z.ZodType, O extends z.ZodType, Meta extends ObjectSchema | undefined = undefined>(
-  definition: ActionDefinition<I, O, Meta>,
-): ActionScript<I, O, Meta> {
+export function createAction<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  Meta extends ObjectSchema | undefined = undefined,
+>(definition: ActionDefinition<I, O, Meta>): ActionScript<I, O, Meta> {
   requireExec(definition.exec, 'createAction');
   if (!isSchema(definition.input)) throw new TypeError('createAction: input must be a zod schema');
   if (!isSchema(definition.output)) throw new TypeError('createAction: output must be a zod schema');
@@ -103,7 +121,9 @@ export function createAction<I extends z.ZodType, O extends z.ZodType, Meta exte
 }
 
 /** A script run on a connection event, e.g. a catalog's `post_connection_script`. */
-export function createOnEvent<Meta extends ObjectSchema | undefined = undefined>(definition: OnEventDefinition<Meta>): OnEventScript<Meta> {
+export function createOnEvent<Meta extends ObjectSchema | undefined = undefined>(
+  definition: OnEventDefinition<Meta>,
+): OnEventScript<Meta> {
   requireExec(definition.exec, 'createOnEvent');
   if (!(scriptEvents as readonly string[]).includes(definition.event)) {
     throw new TypeError(`createOnEvent: event must be one of ${scriptEvents.join(', ')}`);
@@ -111,11 +131,16 @@ export function createOnEvent<Meta extends ObjectSchema | undefined = undefined>
   return Object.freeze({ ...definition, type: 'on-event' as const, [scriptBrand]: true as const });
 }
 
-export type AnyScript = SyncScript<Models, ObjectSchema | undefined, ObjectSchema | undefined>
+export type AnyScript =
+  | SyncScript<Models, ObjectSchema | undefined, ObjectSchema | undefined>
   | ActionScript<z.ZodType, z.ZodType, ObjectSchema | undefined>
   | OnEventScript<ObjectSchema | undefined>;
 
 export function isScript(value: unknown): value is AnyScript {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[scriptBrand] === true &&
-    ['sync', 'action', 'on-event'].includes(String((value as { type?: unknown }).type));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[scriptBrand] === true &&
+    ['sync', 'action', 'on-event'].includes(String((value as { type?: unknown }).type))
+  );
 }

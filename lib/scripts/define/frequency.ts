@@ -20,7 +20,10 @@ export type FrequencyResult = { ok: true; ms: number } | { ok: false; reason: st
 export function parseFrequency(text: string, minimumMs = defaultMinimumFrequencyMs): FrequencyResult {
   const match = pattern.exec(text.trim());
   if (!match) {
-    return { ok: false, reason: `frequency "${text}" is not of the form "every <n> minutes|hours|days|weeks" or "every minute|hour|day|week"` };
+    return {
+      ok: false,
+      reason: `frequency "${text}" is not of the form "every <n> minutes|hours|days|weeks" or "every minute|hour|day|week"`,
+    };
   }
   const count = match[1] === undefined ? 1 : Number(match[1]);
   const unit = match[2]!.toLowerCase() as keyof typeof unitMs;

@@ -72,7 +72,11 @@ export interface BatchResult {
 }
 
 /** What a sync receives: the script service plus records and checkpoints. */
-export interface SyncService<Models extends Record<string, unknown>, Metadata, Checkpoint> extends ScriptService<Metadata> {
+export interface SyncService<
+  Models extends Record<string, unknown>,
+  Metadata,
+  Checkpoint,
+> extends ScriptService<Metadata> {
   /** `full`: everything is fetched, and what this run does not save is deleted. `incremental`: from the checkpoint. */
   readonly mode: 'full' | 'incremental';
   /** When the last successful run of this sync for this connection started; null on the first run. */
@@ -80,7 +84,10 @@ export interface SyncService<Models extends Record<string, unknown>, Metadata, C
   /** Adds or replaces records, each validated against the model's schema. */
   batchSave<K extends keyof Models & string>(records: Models[K][], model: K): Promise<BatchResult>;
   /** Merges partial records (`id` required) into stored ones. */
-  batchUpdate<K extends keyof Models & string>(records: (Partial<Models[K]> & { id: string | number })[], model: K): Promise<BatchResult>;
+  batchUpdate<K extends keyof Models & string>(
+    records: (Partial<Models[K]> & { id: string | number })[],
+    model: K,
+  ): Promise<BatchResult>;
   /** Marks records deleted (only `id` is read). */
   batchDelete<K extends keyof Models & string>(records: { id: string | number }[], model: K): Promise<BatchResult>;
   /** The checkpoint saved by earlier incremental runs; null in a full run or before the first save. */

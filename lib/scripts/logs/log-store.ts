@@ -26,7 +26,8 @@ export interface LogFilter {
   runId?: string | undefined;
 }
 
-export type LogPage = { ok: true; data: PublicLog[]; next_cursor: string | null } | { ok: false; reason: 'invalid_cursor' };
+export type LogPage =
+  { ok: true; data: PublicLog[]; next_cursor: string | null } | { ok: false; reason: 'invalid_cursor' };
 
 export interface LogStore {
   /** Stores the run's entries so far (the whole list: a run appends only through its own buffer). */
@@ -43,11 +44,13 @@ export interface LogStoreOptions {
 }
 
 const sep = '\u001f';
-const encodeCursor = (runId: string, before: number) => Buffer.from(JSON.stringify({ r: runId, i: before })).toString('base64url');
+const encodeCursor = (runId: string, before: number) =>
+  Buffer.from(JSON.stringify({ r: runId, i: before })).toString('base64url');
 function decodeCursor(cursor: string): { runId: string; before: number } | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { r?: unknown; i?: unknown };
-    if (typeof value.r === 'string' && Number.isSafeInteger(value.i) && (value.i as number) >= 0) return { runId: value.r, before: value.i as number };
+    if (typeof value.r === 'string' && Number.isSafeInteger(value.i) && (value.i as number) >= 0)
+      return { runId: value.r, before: value.i as number };
   } catch {
     // not ours
   }
@@ -71,7 +74,9 @@ export function createLogStore(storage: Storage, options: LogStoreOptions = {}):
 
   const addRuns = async (env: string, added: readonly RunSummary[]) => {
     await runs.setMany(added.map((run) => ({ key: `${env}${sep}${run.run_id}`, value: run })));
-    await index.addMany(added.flatMap((run) => listsOf(run).map((list) => ({ list: listOf(env, list), ...positionOf(run) }))));
+    await index.addMany(
+      added.flatMap((run) => listsOf(run).map((list) => ({ list: listOf(env, list), ...positionOf(run) }))),
+    );
   };
   /** Drops the oldest runs beyond `maxRuns`: their logs, summaries and index entries. */
   const trim = async (env: string) => {
@@ -98,9 +103,14 @@ export function createLogStore(storage: Storage, options: LogStoreOptions = {}):
       }
     },
     async query(env, filter, page) {
-      const matches = (r: RunSummary) => (!filter.connectionId || r.connection_id === filter.connectionId)
-        && (!filter.script || r.script === filter.script) && (!filter.runId || r.run_id === filter.runId);
-      const list = listOf(env, filter.connectionId ? `connection:${filter.connectionId}` : filter.script ? `script:${filter.script}` : 'all');
+      const matches = (r: RunSummary) =>
+        (!filter.connectionId || r.connection_id === filter.connectionId) &&
+        (!filter.script || r.script === filter.script) &&
+        (!filter.runId || r.run_id === filter.runId);
+      const list = listOf(
+        env,
+        filter.connectionId ? `connection:${filter.connectionId}` : filter.script ? `script:${filter.script}` : 'all',
+      );
       let before = Infinity;
       let first: RunSummary | undefined;
       if (page.cursor !== undefined) {

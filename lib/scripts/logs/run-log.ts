@@ -29,9 +29,17 @@ export function createRunLog(store: LogStore, environment: string, run: RunSumma
   const flush = () => {
     if (unflushed === 0) return writing;
     unflushed = 0;
-    const snapshot = dropped > 0
-      ? [...entries, { level: 'warn' as const, message: `${dropped} more log lines were dropped (limit ${max} per run)`, created_at: new Date().toISOString() }]
-      : [...entries];
+    const snapshot =
+      dropped > 0
+        ? [
+            ...entries,
+            {
+              level: 'warn' as const,
+              message: `${dropped} more log lines were dropped (limit ${max} per run)`,
+              created_at: new Date().toISOString(),
+            },
+          ]
+        : [...entries];
     // Writes are chained so a slow earlier write never overwrites a later, longer list.
     writing = writing.catch(() => {}).then(() => store.write(environment, run, snapshot));
     return writing;

@@ -63,7 +63,8 @@ export function createBundleStore(storage: Storage, dir: string): BundleStore {
       const file = join(dir, `${hash}.mjs`);
       if (!verified.has(hash) && !matches(file, hash)) {
         const source = await sources.get(hash);
-        if (source === undefined || source === null) throw new Error(`deployed bundle ${hash} is missing from the storage`);
+        if (source === undefined || source === null)
+          throw new Error(`deployed bundle ${hash} is missing from the storage`);
         if (hashOf(source) !== hash) throw new Error(`deployed bundle ${hash} does not match its hash`);
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         // Write then rename: a worker never imports a half-written file.

@@ -15,9 +15,11 @@ const scriptFolders = new Set(['', 'syncs', 'actions', 'on-events']);
 
 /** Spec 9: the YAML configuration file is unsupported since 1 Dec 2025. */
 export function legacyFormatMessage(where: string): string {
-  return `${where}: the YAML script configuration format is no longer supported (deprecated 21 Jul 2025, removed 1 Dec 2025). `
-    + 'Define each script as a module whose default export is createSync({ models, frequency, exec }) or '
-    + 'createAction({ input, output, exec }) (zod 4 schemas), imported from the package, and compile it to JavaScript.';
+  return (
+    `${where}: the YAML script configuration format is no longer supported (deprecated 21 Jul 2025, removed 1 Dec 2025). ` +
+    'Define each script as a module whose default export is createSync({ models, frequency, exec }) or ' +
+    'createAction({ input, output, exec }) (zod 4 schemas), imported from the package, and compile it to JavaScript.'
+  );
 }
 
 const isYaml = (name: string) => /\.ya?ml$/i.test(name);
@@ -27,7 +29,8 @@ const isYaml = (name: string) => /\.ya?ml$/i.test(name);
  * Throws, listing every problem, when it holds the removed YAML configuration.
  */
 export function readScriptsDirectory(dir: string): FoundScript[] {
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`scripts directory ${dir} does not exist`);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`scripts directory ${dir} does not exist`);
   const found: FoundScript[] = [];
   const legacy: string[] = [];
   for (const top of readdirSync(dir, { withFileTypes: true })) {
@@ -42,7 +45,11 @@ export function readScriptsDirectory(dir: string): FoundScript[] {
         if (isYaml(entry.name)) legacy.push(relative(dir, join(path, entry.name)));
         const ext = extname(entry.name);
         if (!scriptExtensions.has(ext) || entry.name.startsWith('.') || entry.name.startsWith('_')) continue;
-        found.push({ integration: top.name, name: basename(entry.name, ext), file: pathToFileURL(join(path, entry.name)).href });
+        found.push({
+          integration: top.name,
+          name: basename(entry.name, ext),
+          file: pathToFileURL(join(path, entry.name)).href,
+        });
       }
     }
   }

@@ -2,19 +2,21 @@ import { z } from 'zod';
 import type { ScriptManifest } from '../runtime/protocol.js';
 
 const text = z.string().max(10_000);
-const manifestSchema = z.object({
-  type: z.enum(['sync', 'action', 'on-event']),
-  description: text.nullable(),
-  version: z.string().max(200).nullable(),
-  frequency: z.string().max(200).optional(),
-  syncType: z.enum(['full', 'incremental']).optional(),
-  autoStart: z.boolean().optional(),
-  detectDeletes: z.boolean().optional(),
-  models: z.record(z.string().max(200), z.unknown()).optional(),
-  input: z.unknown().optional(),
-  output: z.unknown().optional(),
-  event: z.string().max(200).optional(),
-}).strict();
+const manifestSchema = z
+  .object({
+    type: z.enum(['sync', 'action', 'on-event']),
+    description: text.nullable(),
+    version: z.string().max(200).nullable(),
+    frequency: z.string().max(200).optional(),
+    syncType: z.enum(['full', 'incremental']).optional(),
+    autoStart: z.boolean().optional(),
+    detectDeletes: z.boolean().optional(),
+    models: z.record(z.string().max(200), z.unknown()).optional(),
+    input: z.unknown().optional(),
+    output: z.unknown().optional(),
+    event: z.string().max(200).optional(),
+  })
+  .strict();
 
 /**
  * A manifest as a script process reported it. That process runs untrusted code, so its answer

@@ -63,9 +63,18 @@ export const scriptName = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
  * Loads the module in a script process (never in the gateway) and checks what it declares. A
  * deploy's bundle is loaded in a process of the deploying environment's.
  */
-async function inspect(deps: RegistryDeps, file: string, environment?: string): Promise<{ ok: true; manifest: ScriptManifest } | { ok: false; message: string }> {
+async function inspect(
+  deps: RegistryDeps,
+  file: string,
+  environment?: string,
+): Promise<{ ok: true; manifest: ScriptManifest } | { ok: false; message: string }> {
   const task = environment === undefined ? { type: 'inspect' as const } : { type: 'inspect' as const, environment };
-  const outcome = await deps.pool.run(file, task, { onCall: async () => null, onLog: () => {} }, deps.inspectTimeoutMs ?? 30_000);
+  const outcome = await deps.pool.run(
+    file,
+    task,
+    { onCall: async () => null, onLog: () => {} },
+    deps.inspectTimeoutMs ?? 30_000,
+  );
   if (!outcome.ok) return { ok: false, message: outcome.error.message };
   // The script's process said so: believed only in the shape a manifest has.
   const manifest = parseManifest(outcome.value);
@@ -79,19 +88,31 @@ async function inspect(deps: RegistryDeps, file: string, environment?: string): 
 
 const baseName = (file: string) => (file.split('/').pop() ?? file).replace(/\.(c|m)?js$/, '');
 
-export async function createScriptRegistry(deps: RegistryDeps, registered: { modules?: readonly ScriptModule[]; dir?: string | undefined }): Promise<ScriptRegistry> {
+export async function createScriptRegistry(
+  deps: RegistryDeps,
+  registered: { modules?: readonly ScriptModule[]; dir?: string | undefined },
+): Promise<ScriptRegistry> {
   const wanted = [
     ...(registered.modules ?? []).flatMap((m) => {
-      const file = m.file instanceof URL ? m.file.href : m.file.startsWith('file:') ? m.file : pathToFileURL(m.file).href;
-      return m.integrations.map((integration) => ({ integration, name: m.name ?? baseName(file), file, origin: 'options' as const }));
+      const file =
+        m.file instanceof URL ? m.file.href : m.file.startsWith('file:') ? m.file : pathToFileURL(m.file).href;
+      return m.integrations.map((integration) => ({
+        integration,
+        name: m.name ?? baseName(file),
+        file,
+        origin: 'options' as const,
+      }));
     }),
-    ...(registered.dir ? readScriptsDirectory(registered.dir).map((s) => ({ ...s, origin: 'directory' as const })) : []),
+    ...(registered.dir
+      ? readScriptsDirectory(registered.dir).map((s) => ({ ...s, origin: 'directory' as const }))
+      : []),
   ];
   const problems: string[] = [];
   const fixed: ScriptEntry[] = [];
   for (const w of wanted) {
     if (!scriptName.test(w.name)) problems.push(`${w.file}: script name "${w.name}" must match ${scriptName}`);
-    else if (fixed.some((e) => e.integration === w.integration && e.name === w.name)) problems.push(`${w.file}: a script "${w.name}" is already registered for integration "${w.integration}"`);
+    else if (fixed.some((e) => e.integration === w.integration && e.name === w.name))
+      problems.push(`${w.file}: a script "${w.name}" is already registered for integration "${w.integration}"`);
     const result = await inspect(deps, w.file);
     if (!result.ok) problems.push(`${w.file}: ${result.message}`);
     else fixed.push({ ...w, environment: null, manifest: result.manifest, hash: null, deployed_at: null });
@@ -100,10 +121,18 @@ export async function createScriptRegistry(deps: RegistryDeps, registered: { mod
 
   const deployedCache = createReadCache<ScriptEntry[]>({ ttlMs: deps.cacheTtlMs });
   const toEntries = async (env: string, deployment: Deployment | undefined): Promise<ScriptEntry[]> =>
-    Promise.all((deployment?.scripts ?? []).map(async (s: DeployedScript) => ({
-      name: s.name, integration: s.integration, environment: env, file: await deps.bundles.fileFor(s.hash),
-      manifest: s.manifest, origin: 'deploy' as const, hash: s.hash, deployed_at: deployment?.deployed_at ?? null,
-    })));
+    Promise.all(
+      (deployment?.scripts ?? []).map(async (s: DeployedScript) => ({
+        name: s.name,
+        integration: s.integration,
+        environment: env,
+        file: await deps.bundles.fileFor(s.hash),
+        manifest: s.manifest,
+        origin: 'deploy' as const,
+        hash: s.hash,
+        deployed_at: deployment?.deployed_at ?? null,
+      })),
+    );
   const deployed = async (env: string) =>
     (await deployedCache.load(env, async () => toEntries(env, await deps.bundles.deployment(env)))) ?? [];
 
@@ -114,8 +143,9 @@ export async function createScriptRegistry(deps: RegistryDeps, registered: { mod
     async list(env, integration) {
       const own = await deployed(env);
       const taken = new Set(own.map((e) => `${e.integration}\u001f${e.name}`));
-      return [...fixed.filter((e) => !taken.has(`${e.integration}\u001f${e.name}`)), ...own]
-        .filter((e) => integration === undefined || e.integration === integration);
+      return [...fixed.filter((e) => !taken.has(`${e.integration}\u001f${e.name}`)), ...own].filter(
+        (e) => integration === undefined || e.integration === integration,
+      );
     },
     async deploy(env, scripts) {
       const failures: { integration: string; name: string; message: string }[] = [];

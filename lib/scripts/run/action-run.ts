@@ -21,8 +21,7 @@ export interface ActionRunRequest {
 }
 
 export type ActionRunOutcome =
-  | { ok: true; runId: string; output: ActionOutput }
-  | { ok: false; runId: string; error: ActionRunError };
+  { ok: true; runId: string; output: ActionOutput } | { ok: false; runId: string; error: ActionRunError };
 
 /** Worker error codes → the codes the API answers with. */
 const apiCode: Record<string, string> = {
@@ -41,19 +40,51 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
   const runId = request.runId ?? randomUUID();
   const entry = await deps.registry.get(env, pck, request.action);
   if (entry?.manifest.type !== 'action') {
-    return { ok: false, runId, error: { code: 'unknown_script', message: `No action "${request.action}" is enabled for integration "${pck}".` } };
+    return {
+      ok: false,
+      runId,
+      error: { code: 'unknown_script', message: `No action "${request.action}" is enabled for integration "${pck}".` },
+    };
   }
   const connection = await deps.connections.get(env, pck, cid);
-  if (!connection) return { ok: false, runId, error: { code: 'unknown_connection', message: `No connection "${cid}" under integration "${pck}".` } };
-  const log = createRunLog(deps.logs, env, {
-    run_id: runId, type: 'action', script: request.action, provider_config_key: pck, connection_id: cid, started_at: new Date().toISOString(),
-  }, { threshold: runThreshold(request.logLevel, deps.levelOf(env)) });
+  if (!connection)
+    return {
+      ok: false,
+      runId,
+      error: { code: 'unknown_connection', message: `No connection "${cid}" under integration "${pck}".` },
+    };
+  const log = createRunLog(
+    deps.logs,
+    env,
+    {
+      run_id: runId,
+      type: 'action',
+      script: request.action,
+      provider_config_key: pck,
+      connection_id: cid,
+      started_at: new Date().toISOString(),
+    },
+    { threshold: runThreshold(request.logLevel, deps.levelOf(env)) },
+  );
   const started = performance.now();
   const ended = new AbortController();
-  const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, undefined, ended.signal);
-  const outcome = await deps.pool.run(entry.file, {
-    type: 'action', context: runContext(deps, connection, runId), input: request.input, outputLimitBytes: deps.limits.outputLimitBytes,
-  }, { onCall, onLog: log.write }, deps.limits.actionTimeoutMs);
+  const onCall = createCallHandler(
+    deps,
+    { environment: env, providerConfigKey: pck, connectionId: cid },
+    undefined,
+    ended.signal,
+  );
+  const outcome = await deps.pool.run(
+    entry.file,
+    {
+      type: 'action',
+      context: runContext(deps, connection, runId),
+      input: request.input,
+      outputLimitBytes: deps.limits.outputLimitBytes,
+    },
+    { onCall, onLog: log.write },
+    deps.limits.actionTimeoutMs,
+  );
   ended.abort(new Error('the run has ended'));
   let result: ActionRunOutcome;
   const output = outcome.ok ? checkedOutput(outcome.value, deps.limits.outputLimitBytes) : undefined;
@@ -62,17 +93,33 @@ export async function runAction(deps: RunnerDeps, request: ActionRunRequest): Pr
   } else {
     const error: ActionRunError = output ?? actionError(outcome as Extract<TaskOutcome, { ok: false }>);
     // Bad input is the caller's mistake, not the script's: worth a warning, not an error.
-    log.write(error.code === 'invalid_action_input' ? 'warn' : 'error', `action failed (${error.code}): ${error.message}`);
+    log.write(
+      error.code === 'invalid_action_input' ? 'warn' : 'error',
+      `action failed (${error.code}): ${error.message}`,
+    );
     result = { ok: false, runId, error };
   }
-  scriptRan({ environment: env, providerConfigKey: pck, script: request.action, kind: 'action', outcome: result.ok ? 'success' : 'failed', code: result.ok ? null : result.error.code, durationMs: performance.now() - started });
-  await log.flush().catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
+  scriptRan({
+    environment: env,
+    providerConfigKey: pck,
+    script: request.action,
+    kind: 'action',
+    outcome: result.ok ? 'success' : 'failed',
+    code: result.ok ? null : result.error.code,
+    durationMs: performance.now() - started,
+  });
+  await log
+    .flush()
+    .catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
   return result;
 }
 
 function actionError(outcome: Extract<TaskOutcome, { ok: false }>): ActionRunError {
   const failure = failureOf(outcome);
-  return { ...failure, code: apiCode[failure.code] ?? (outcome.reason === 'script_error' ? 'action_failed' : failure.code) };
+  return {
+    ...failure,
+    code: apiCode[failure.code] ?? (outcome.reason === 'script_error' ? 'action_failed' : failure.code),
+  };
 }
 
 /**
@@ -83,11 +130,15 @@ function checkedOutput(value: unknown, limit: number): ActionOutput | ActionRunE
   const json = (value as Partial<ActionOutput> | null)?.json;
   const bytes = typeof json === 'string' ? Buffer.byteLength(json) : 0;
   if (typeof json !== 'string') return { code: 'invalid_action_output', message: 'the action returned no output' };
-  if (bytes > limit) return { code: 'action_output_too_large', message: `the action's output is ${bytes} bytes; the limit is ${limit} bytes (use the proxy for larger payloads)` };
+  if (bytes > limit)
+    return {
+      code: 'action_output_too_large',
+      message: `the action's output is ${bytes} bytes; the limit is ${limit} bytes (use the proxy for larger payloads)`,
+    };
   try {
     JSON.parse(json);
   } catch {
-    return { code: 'invalid_action_output', message: 'the action\'s output is not JSON' };
+    return { code: 'invalid_action_output', message: "the action's output is not JSON" };
   }
   return { json, bytes };
 }

@@ -20,15 +20,23 @@ export interface CallDeps {
 }
 
 /** A run's state in the gateway: the connection in the connection store, the checkpoint in the sync's state. */
-function gatewayRunState(connections: ConnectionService, scope: ConnectionScope, sync: SyncCallScope | undefined): RunState {
+function gatewayRunState(
+  connections: ConnectionService,
+  scope: ConnectionScope,
+  sync: SyncCallScope | undefined,
+): RunState {
   const { environment: env, providerConfigKey: pck, connectionId: cid } = scope;
   return {
     async getConnection(): Promise<ScriptConnection> {
       const c = await connections.require(env, pck, cid);
       return {
-        connection_id: c.connection_id, provider_config_key: c.provider_config_key, provider: c.provider,
-        credentials: c.credentials as ScriptConnection['credentials'], connection_config: c.connection_config,
-        metadata: c.metadata, end_user: c.end_user,
+        connection_id: c.connection_id,
+        provider_config_key: c.provider_config_key,
+        provider: c.provider,
+        credentials: c.credentials as ScriptConnection['credentials'],
+        connection_config: c.connection_config,
+        metadata: c.metadata,
+        end_user: c.end_user,
       };
     },
     getMetadata: async () => (await connections.require(env, pck, cid)).metadata,
@@ -43,6 +51,16 @@ function gatewayRunState(connections: ConnectionService, scope: ConnectionScope,
 }
 
 /** The gateway's side of the script service: the one dispatcher over the gateway's host and stores. */
-export function createCallHandler(deps: CallDeps, scope: ConnectionScope, sync: SyncCallScope | undefined, ended: AbortSignal) {
-  return createServiceCalls({ host: deps.host, run: gatewayRunState(deps.connections, scope, sync) }, scope, sync, ended);
+export function createCallHandler(
+  deps: CallDeps,
+  scope: ConnectionScope,
+  sync: SyncCallScope | undefined,
+  ended: AbortSignal,
+) {
+  return createServiceCalls(
+    { host: deps.host, run: gatewayRunState(deps.connections, scope, sync) },
+    scope,
+    sync,
+    ended,
+  );
 }

@@ -39,8 +39,10 @@ export interface RunnerDeps {
 export function runContext(deps: RunnerDeps, connection: Connection, runId: string): RunContext {
   const provider = deps.catalog.get(connection.provider);
   const template = provider?.proxy.base_url ?? 'http://invalid.invalid';
-  const baseUrl = template.replace(/\$\{connection_config\.([a-zA-Z0-9_]+)\}/g, (_whole, name: string) =>
-    connection.connection_config[name] ?? provider?.connection_config_defaults?.[name] ?? '');
+  const baseUrl = template.replace(
+    /\$\{connection_config\.([a-zA-Z0-9_]+)\}/g,
+    (_whole, name: string) => connection.connection_config[name] ?? provider?.connection_config_defaults?.[name] ?? '',
+  );
   return {
     runId,
     environment: connection.environment,
@@ -53,7 +55,12 @@ export function runContext(deps: RunnerDeps, connection: Connection, runId: stri
 }
 
 /** A failed task as a stable error code and a message safe for logs and API answers. */
-export function failureOf(outcome: Extract<TaskOutcome, { ok: false }>): { code: string; message: string; field?: string; payload?: unknown } {
+export function failureOf(outcome: Extract<TaskOutcome, { ok: false }>): {
+  code: string;
+  message: string;
+  field?: string;
+  payload?: unknown;
+} {
   const { error } = outcome;
   const code = {
     timeout: 'script_timeout',

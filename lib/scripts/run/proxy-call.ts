@@ -10,8 +10,15 @@ const methods = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 export function checkProxyConfig(raw: unknown): { config: Partial<ProxyConfig>; endpoint: string; method: string } {
   const config = (raw ?? {}) as Partial<ProxyConfig>;
   const endpoint = config.endpoint;
-  if (typeof endpoint !== 'string' || !endpoint.startsWith('/') || endpoint.startsWith('//') || /[\\\r\n]/.test(endpoint)) {
-    throw new Error('proxy: endpoint must be a path starting with "/" (the provider\'s base URL is added by the gateway)');
+  if (
+    typeof endpoint !== 'string' ||
+    !endpoint.startsWith('/') ||
+    endpoint.startsWith('//') ||
+    /[\\\r\n]/.test(endpoint)
+  ) {
+    throw new Error(
+      'proxy: endpoint must be a path starting with "/" (the provider\'s base URL is added by the gateway)',
+    );
   }
   const method = (config.method ?? 'GET').toUpperCase();
   if (!methods.has(method)) throw new Error(`proxy: method ${method} is not one of ${[...methods].join(', ')}`);
@@ -22,7 +29,10 @@ export function checkProxyConfig(raw: unknown): { config: Partial<ProxyConfig>; 
  * Turns a script's `proxy(config)` into a host request. The endpoint must be a plain path: the
  * provider's host comes from the catalog, never from the script or a provider's response.
  */
-export function toHostRequest(target: Pick<HostProxyRequest, 'environment' | 'providerConfigKey' | 'connectionId'>, raw: unknown): HostProxyRequest {
+export function toHostRequest(
+  target: Pick<HostProxyRequest, 'environment' | 'providerConfigKey' | 'connectionId'>,
+  raw: unknown,
+): HostProxyRequest {
   const { config, endpoint, method } = checkProxyConfig(raw);
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(config.params ?? {})) {
@@ -32,6 +42,7 @@ export function toHostRequest(target: Pick<HostProxyRequest, 'environment' | 'pr
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = String(value);
   const retries = config.retries ?? 0;
-  if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new Error('proxy: retries must be an integer from 0 to 10');
+  if (!Number.isInteger(retries) || retries < 0 || retries > 10)
+    throw new Error('proxy: retries must be an integer from 0 to 10');
   return { ...target, method, path: endpoint, query, headers, body: config.data, retries };
 }

@@ -43,11 +43,20 @@ const list = <T>(value: unknown) => {
  * connection or an environment). `ended` aborts when the run ends or times out: later calls are
  * refused and proxied calls in flight are cancelled.
  */
-export function createServiceCalls(ports: ServicePorts, scope: ConnectionScope, sync: SyncRunScope | undefined, ended: AbortSignal) {
+export function createServiceCalls(
+  ports: ServicePorts,
+  scope: ConnectionScope,
+  sync: SyncRunScope | undefined,
+  ended: AbortSignal,
+) {
   const { host, run } = ports;
   /** Runs one records operation on a model of this sync and adds what it changed to the run's counts. */
-  const counted = async (model: unknown, operation: (target: StreamRef) => Promise<BatchResult>): Promise<BatchResult> => {
-    if (!sync || typeof model !== 'string' || !sync.models.includes(model)) throw new Error(`not a model of this sync: ${String(model)}`);
+  const counted = async (
+    model: unknown,
+    operation: (target: StreamRef) => Promise<BatchResult>,
+  ): Promise<BatchResult> => {
+    if (!sync || typeof model !== 'string' || !sync.models.includes(model))
+      throw new Error(`not a model of this sync: ${String(model)}`);
     const counts = (sync.counts[model] ??= { added: 0, updated: 0, deleted: 0 });
     const result = await operation({ ...scope, model });
     counts.added += result.added;
@@ -61,7 +70,8 @@ export function createServiceCalls(ports: ServicePorts, scope: ConnectionScope, 
     getConnection: () => run.getConnection(),
     getMetadata: () => run.getMetadata(),
     setMetadata: async ([metadata, mode]) => {
-      if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw new Error('metadata must be an object');
+      if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+        throw new Error('metadata must be an object');
       await run.setMetadata(metadata as Record<string, unknown>, mode === 'merge' ? 'merge' : 'replace');
       return null;
     },

@@ -20,7 +20,8 @@ export type SyncRunOutcome =
   | { status: 'success' | 'failed'; run: RunInfo }
   | { status: 'skipped'; reason: 'unknown_sync' | 'unknown_connection' | 'paused' | 'already_running' };
 
-const lockKey = (t: SyncTarget) => `script-run:${[t.environment, t.providerConfigKey, t.connectionId, t.sync].map((p) => `${p.length}:${p}`).join('|')}`;
+const lockKey = (t: SyncTarget) =>
+  `script-run:${[t.environment, t.providerConfigKey, t.connectionId, t.sync].map((p) => `${p.length}:${p}`).join('|')}`;
 
 /**
  * One sync run for one connection: at most one at a time per connection and sync (a lock
@@ -39,7 +40,8 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
     if (!connection) return { status: 'skipped', reason: 'unknown_connection' };
     const state = await deps.states.get(request);
     const manifest = entry.manifest;
-    if ((state.paused ?? manifest.autoStart === false) && request.trigger === 'schedule') return { status: 'skipped', reason: 'paused' };
+    if ((state.paused ?? manifest.autoStart === false) && request.trigger === 'schedule')
+      return { status: 'skipped', reason: 'paused' };
 
     const mode = manifest.syncType === 'incremental' ? request.mode : 'full';
     const models = Object.keys(manifest.models ?? {});
@@ -47,34 +49,89 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
     const started = new Date();
     const scheduledAt = request.scheduledAt === undefined ? null : new Date(request.scheduledAt).toISOString();
     const run: RunInfo = {
-      run_id: runId, status: 'running', mode, trigger: request.trigger, scheduled_at: scheduledAt,
-      started_at: started.toISOString(), finished_at: null, results: {}, error: null,
+      run_id: runId,
+      status: 'running',
+      mode,
+      trigger: request.trigger,
+      scheduled_at: scheduledAt,
+      started_at: started.toISOString(),
+      finished_at: null,
+      results: {},
+      error: null,
     };
     await deps.states.update(request, (s) => ({ ...s, latest_run: run }));
-    const log = createRunLog(deps.logs, env, {
-      run_id: runId, type: 'sync', script: sync, provider_config_key: pck, connection_id: cid, started_at: run.started_at,
-    }, { threshold: runThreshold(request.logLevel, deps.levelOf(env)) });
-    log.write('info', `sync run started: trigger ${request.trigger}, mode ${mode}${scheduledAt ? `, slot ${scheduledAt}` : ''}`);
+    const log = createRunLog(
+      deps.logs,
+      env,
+      {
+        run_id: runId,
+        type: 'sync',
+        script: sync,
+        provider_config_key: pck,
+        connection_id: cid,
+        started_at: run.started_at,
+      },
+      { threshold: runThreshold(request.logLevel, deps.levelOf(env)) },
+    );
+    log.write(
+      'info',
+      `sync run started: trigger ${request.trigger}, mode ${mode}${scheduledAt ? `, slot ${scheduledAt}` : ''}`,
+    );
 
     const counts: ModelCounts = Object.fromEntries(models.map((m) => [m, { added: 0, updated: 0, deleted: 0 }]));
     const ended = new AbortController();
-    const onCall = createCallHandler(deps, { environment: env, providerConfigKey: pck, connectionId: cid }, { target: request, states: deps.states, models, mode, counts }, ended.signal);
-    const outcome = await deps.pool.run(entry.file, {
-      type: 'sync', context: runContext(deps, connection, runId), mode, lastSyncDate: state.last_success_started_at,
-    }, { onCall, onLog: log.write }, deps.limits.syncTimeoutMs);
+    const onCall = createCallHandler(
+      deps,
+      { environment: env, providerConfigKey: pck, connectionId: cid },
+      { target: request, states: deps.states, models, mode, counts },
+      ended.signal,
+    );
+    const outcome = await deps.pool.run(
+      entry.file,
+      {
+        type: 'sync',
+        context: runContext(deps, connection, runId),
+        mode,
+        lastSyncDate: state.last_success_started_at,
+      },
+      { onCall, onLog: log.write },
+      deps.limits.syncTimeoutMs,
+    );
     ended.abort(new Error('the run has ended'));
 
-    const target = (model: string): StreamRef => ({ environment: env, providerConfigKey: pck, connectionId: cid, model });
+    const target = (model: string): StreamRef => ({
+      environment: env,
+      providerConfigKey: pck,
+      connectionId: cid,
+      model,
+    });
     let error: RunInfo['error'] = outcome.ok ? null : failureOf(outcome);
     if (!error && mode === 'full' && manifest.detectDeletes !== false) {
       try {
-        for (const model of models) (counts[model] as ModelCounts[string]).deleted += (await deps.host.records.deleteNotSeenSince(target(model), started)).deleted;
+        for (const model of models)
+          (counts[model] as ModelCounts[string]).deleted += (
+            await deps.host.records.deleteNotSeenSince(target(model), started)
+          ).deleted;
       } catch (cause) {
         error = { code: 'deletion_detection_failed', message: cause instanceof Error ? cause.message : String(cause) };
       }
     }
-    const finished: RunInfo = { ...run, status: error ? 'failed' : 'success', finished_at: new Date().toISOString(), results: counts, error };
-    scriptRan({ environment: env, providerConfigKey: pck, script: sync, kind: 'sync', outcome: error ? 'failed' : 'success', code: error?.code ?? null, durationMs: Date.now() - started.getTime() });
+    const finished: RunInfo = {
+      ...run,
+      status: error ? 'failed' : 'success',
+      finished_at: new Date().toISOString(),
+      results: counts,
+      error,
+    };
+    scriptRan({
+      environment: env,
+      providerConfigKey: pck,
+      script: sync,
+      kind: 'sync',
+      outcome: error ? 'failed' : 'success',
+      code: error?.code ?? null,
+      durationMs: Date.now() - started.getTime(),
+    });
     if (error) log.write('error', `sync run failed (${error.code}): ${error.message}`);
     else log.write('info', `sync run finished: ${JSON.stringify(counts)}`);
 
@@ -85,14 +142,26 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
       ...(error ? {} : { last_success_started_at: run.started_at }),
       announced_cursors: { ...s.announced_cursors, ...announced },
     }));
-    await Promise.all(models.map((model) => emitSafely(deps, env, log, {
-      type: 'sync', connection_id: cid, provider_config_key: pck, provider: connection.provider, sync_name: sync, model,
-      success: !error,
-      results: error ? { added: 0, updated: 0, deleted: 0 } : (counts[model] as ModelCounts[string]),
-      started_at: run.started_at, finished_at: finished.finished_at as string,
-      ...(error ? { error: { code: error.code, message: error.message } } : {}),
-    })));
-    await log.flush().catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
+    await Promise.all(
+      models.map((model) =>
+        emitSafely(deps, env, log, {
+          type: 'sync',
+          connection_id: cid,
+          provider_config_key: pck,
+          provider: connection.provider,
+          sync_name: sync,
+          model,
+          success: !error,
+          results: error ? { added: 0, updated: 0, deleted: 0 } : (counts[model] as ModelCounts[string]),
+          started_at: run.started_at,
+          finished_at: finished.finished_at as string,
+          ...(error ? { error: { code: error.code, message: error.message } } : {}),
+        }),
+      ),
+    );
+    await log
+      .flush()
+      .catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
     return { status: error ? 'failed' : 'success', run: finished };
   } finally {
     await lease.release();
@@ -101,7 +170,12 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
 
 /** Tells the customer which models have new records, from the position announced last time. */
 async function announceRecords(
-  deps: RunnerDeps, request: SyncRunRequest, counts: ModelCounts, started: Date, log: RunLog, target: (model: string) => StreamRef,
+  deps: RunnerDeps,
+  request: SyncRunRequest,
+  counts: ModelCounts,
+  started: Date,
+  log: RunLog,
+  target: (model: string) => StreamRef,
 ): Promise<Record<string, string | null>> {
   const state = await deps.states.get(request);
   const announced: Record<string, string | null> = {};
@@ -111,21 +185,38 @@ async function announceRecords(
     try {
       const latest = await deps.host.records.latestCursorSince(target(model), new Date(started.getTime() - 1));
       await emitSafely(deps, request.environment, log, {
-        type: 'records', connection_id: request.connectionId, provider_config_key: request.providerConfigKey, model,
-        count: changed, cursor: state.announced_cursors[model] ?? null, latest_cursor: latest, modified_after: started.toISOString(),
+        type: 'records',
+        connection_id: request.connectionId,
+        provider_config_key: request.providerConfigKey,
+        model,
+        count: changed,
+        cursor: state.announced_cursors[model] ?? null,
+        latest_cursor: latest,
+        modified_after: started.toISOString(),
       });
       announced[model] = latest;
     } catch (error) {
-      log.write('warn', `new ${model} records could not be announced: ${error instanceof Error ? error.message : String(error)}`);
+      log.write(
+        'warn',
+        `new ${model} records could not be announced: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return announced;
 }
 
-async function emitSafely(deps: RunnerDeps, env: string, log: RunLog, event: Parameters<RunnerDeps['host']['emit']>[1]): Promise<void> {
+async function emitSafely(
+  deps: RunnerDeps,
+  env: string,
+  log: RunLog,
+  event: Parameters<RunnerDeps['host']['emit']>[1],
+): Promise<void> {
   try {
     await deps.host.emit(env, event);
   } catch (error) {
-    log.write('warn', `the ${event.type} webhook could not be queued: ${error instanceof Error ? error.message : String(error)}`);
+    log.write(
+      'warn',
+      `the ${event.type} webhook could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

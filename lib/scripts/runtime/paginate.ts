@@ -13,7 +13,9 @@ export function linkToEndpoint(link: string, baseUrl: string): { endpoint: strin
     throw new Error(`next-page link ${target.origin}${target.pathname} is outside the provider's base URL`);
   }
   const params: Record<string, string> = {};
-  target.searchParams.forEach((value, key) => { params[key] = value; });
+  target.searchParams.forEach((value, key) => {
+    params[key] = value;
+  });
   return { endpoint: `/${target.pathname.slice(base.pathname.length)}`, params };
 }
 
@@ -28,7 +30,12 @@ export async function* paginate<T>(
 ): AsyncGenerator<T[], void, undefined> {
   let request: Request = { ...first, params: { ...first.params } };
   if (config.limit !== undefined && config.limit_name_in_request) {
-    request = withParam(request, config.limit_name_in_request, config.limit, config.type === 'cursor' && config.cursor_in === 'body');
+    request = withParam(
+      request,
+      config.limit_name_in_request,
+      config.limit,
+      config.type === 'cursor' && config.cursor_in === 'body',
+    );
   }
   let offset = config.type === 'offset' ? firstOffset(config) : 0;
   if (config.type === 'offset') request = withParam(request, config.offset_name_in_request, offset, false);
@@ -36,7 +43,9 @@ export async function* paginate<T>(
     const response = await send(request);
     const items = valueAt(response.data, config.response_path);
     if (!Array.isArray(items)) {
-      throw new Error(`paginate: ${config.response_path ? `"${config.response_path}"` : 'the response body'} is not an array`);
+      throw new Error(
+        `paginate: ${config.response_path ? `"${config.response_path}"` : 'the response body'} is not an array`,
+      );
     }
     if (items.length > 0) yield items as T[];
     if (config.type === 'cursor') {

@@ -57,11 +57,15 @@ interface Slot {
   current: ((event: { kind: 'message'; message: unknown } | { kind: 'exit'; error: string }) => void) | undefined;
 }
 
-interface Waiter { tenant: string; take(slot: Slot | null): void }
+interface Waiter {
+  tenant: string;
+  take(slot: Slot | null): void;
+}
 
 const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
 // A run's environment; the operator's registered modules are inspected in processes of their own.
-const tenantOf = (task: Task) => (task.type === 'inspect' ? `inspect:${task.environment ?? ''}` : task.context.environment);
+const tenantOf = (task: Task) =>
+  task.type === 'inspect' ? `inspect:${task.environment ?? ''}` : task.context.environment;
 
 /**
  * Script runs in separate Node processes under the permission model, one task per process at a
@@ -90,13 +94,23 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    const slot: Slot = { child, tenant, busy: true, tasks: 0, idleTimer: undefined, stderrTail: '', current: undefined };
+    const slot: Slot = {
+      child,
+      tenant,
+      busy: true,
+      tasks: 0,
+      idleTimer: undefined,
+      stderrTail: '',
+      current: undefined,
+    };
     try {
       if (child.pid) setPriority(child.pid, nice);
     } catch {
       // Not permitted here: the process keeps the gateway's priority.
     }
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { slot.stderrTail = (slot.stderrTail + chunk).slice(-2048); });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      slot.stderrTail = (slot.stderrTail + chunk).slice(-2048);
+    });
     // Read only for a crash's reason: never what keeps the gateway's process alive.
     (child.stderr as Socket | null)?.unref();
     child.on('message', (message) => slot.current?.({ kind: 'message', message }));
@@ -109,7 +123,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       slot.current?.({ kind: 'exit', error });
       replenish();
     };
-    child.on('error', (error) => { child.kill('SIGKILL'); end(error.message); });
+    child.on('error', (error) => {
+      child.kill('SIGKILL');
+      end(error.message);
+    });
     child.on('exit', (code, signal) => end(signal ? `killed by ${signal}` : `exited with code ${code}`));
     slots.add(slot);
     return slot;
@@ -144,7 +161,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     // Another environment is waiting: this process makes room for one of its own.
     if (queue.length > 0) return retire(slot);
     if ([...slots].filter((s) => !s.busy).length > 1) {
-      slot.idleTimer = setTimeout(() => { if (!slot.busy) retire(slot); }, idleMs);
+      slot.idleTimer = setTimeout(() => {
+        if (!slot.busy) retire(slot);
+      }, idleMs);
       slot.idleTimer.unref();
     }
   };
@@ -164,7 +183,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return new Promise((resolve) => queue.push({ tenant, take: resolve }));
   };
 
-  const closedOutcome: TaskOutcome = { ok: false, reason: 'closed', error: { name: 'ScriptRuntimeError', message: 'the script runtime is closed', code: 'closed' } };
+  const closedOutcome: TaskOutcome = {
+    ok: false,
+    reason: 'closed',
+    error: { name: 'ScriptRuntimeError', message: 'the script runtime is closed', code: 'closed' },
+  };
 
   return {
     async run(file, task, handlers, timeoutMs) {
@@ -197,27 +220,46 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
             slot.child.send(message);
           } catch (error) {
             // An answer that cannot be serialized fails that call, not the gateway.
-            if (message.type === 'reply' && message.ok) send({ type: 'reply', id: message.id, ok: false, error: { name: 'Error', message: `the answer could not be passed to the script: ${(error as Error).message}` } });
+            if (message.type === 'reply' && message.ok)
+              send({
+                type: 'reply',
+                id: message.id,
+                ok: false,
+                error: {
+                  name: 'Error',
+                  message: `the answer could not be passed to the script: ${(error as Error).message}`,
+                },
+              });
           }
         };
-        const onMessage = createTaskChannel(handlers, send, {
-          started() {
-            clearTimeout(timer);
-            timer = setTimeout(stop('timeout'), timeoutMs);
+        const onMessage = createTaskChannel(
+          handlers,
+          send,
+          {
+            started() {
+              clearTimeout(timer);
+              timer = setTimeout(stop('timeout'), timeoutMs);
+            },
+            done(result) {
+              finish(result.ok ? result : { ok: false, reason: 'script_error', error: result.error }, true);
+            },
           },
-          done(result) {
-            finish(result.ok ? result : { ok: false, reason: 'script_error', error: result.error }, true);
-          },
-        }, options.maxCallsInFlight ?? 64);
+          options.maxCallsInFlight ?? 64,
+        );
         slot.current = (event) => {
           if (event.kind === 'message') return onMessage(event.message);
           const memory = /heap out of memory|Reached heap limit/i.test(slot.stderrTail);
           const reason = stopped ? 'timeout' : memory ? 'memory' : closed ? 'closed' : 'crashed';
-          const message = stopped === 'load_timeout' ? `the script's module did not load within ${loadLimit} ms and was stopped`
-            : reason === 'timeout' ? `the script ran longer than ${timeoutMs} ms and was stopped`
-              : reason === 'memory' ? `the script exceeded its ${options.heapMb} MB heap and was stopped`
-                : reason === 'closed' ? 'the script runtime closed during the run'
-                  : `the script's process stopped: ${event.error}`;
+          const message =
+            stopped === 'load_timeout'
+              ? `the script's module did not load within ${loadLimit} ms and was stopped`
+              : reason === 'timeout'
+                ? `the script ran longer than ${timeoutMs} ms and was stopped`
+                : reason === 'memory'
+                  ? `the script exceeded its ${options.heapMb} MB heap and was stopped`
+                  : reason === 'closed'
+                    ? 'the script runtime closed during the run'
+                    : `the script's process stopped: ${event.error}`;
           finish({ ok: false, reason, error: { name: 'ScriptRuntimeError', message, code: reason } }, false);
         };
         send({ type: 'run', file, task });
@@ -228,11 +270,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     async close() {
       closed = true;
-      const exits = [...slots].map((slot) => new Promise<void>((resolve) => {
-        if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
-        slot.child.once('exit', () => resolve());
-        slot.child.kill('SIGKILL');
-      }));
+      const exits = [...slots].map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+            slot.child.once('exit', () => resolve());
+            slot.child.kill('SIGKILL');
+          }),
+      );
       for (const waiter of queue.splice(0)) waiter.take(null);
       await Promise.all(exits);
     },

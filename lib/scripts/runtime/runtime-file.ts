@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The child's entry sits beside this file; under a TypeScript loader (tests) it is the .ts source.
-const entryFile = fileURLToPath(new URL(`./worker/entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const entryFile = fileURLToPath(
+  new URL(`./worker/entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
 
 const built = new Map<string, Promise<string>>();
 

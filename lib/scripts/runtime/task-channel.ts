@@ -17,15 +17,24 @@ export interface TaskChannelEvents {
  * calls beyond `maxCalls` in flight are refused, and every call is answered by the run's own
  * handlers, which know the run's connection and environment (the script never names them).
  */
-export function createTaskChannel(handlers: TaskHandlers, send: (message: ToWorker) => void, events: TaskChannelEvents, maxCalls: number) {
+export function createTaskChannel(
+  handlers: TaskHandlers,
+  send: (message: ToWorker) => void,
+  events: TaskChannelEvents,
+  maxCalls: number,
+) {
   let started = false;
   let inFlight = 0;
   const reply = (id: number, outcome: Promise<unknown>) => {
     inFlight++;
-    outcome.then(
-      (value) => send({ type: 'reply', id, ok: true, value }),
-      (error: unknown) => send({ type: 'reply', id, ok: false, error: publicError(error) }),
-    ).finally(() => { inFlight--; });
+    outcome
+      .then(
+        (value) => send({ type: 'reply', id, ok: true, value }),
+        (error: unknown) => send({ type: 'reply', id, ok: false, error: publicError(error) }),
+      )
+      .finally(() => {
+        inFlight--;
+      });
   };
   return (raw: unknown) => {
     if (raw === null || typeof raw !== 'object') return;
@@ -36,10 +45,16 @@ export function createTaskChannel(handlers: TaskHandlers, send: (message: ToWork
     } else if (message.type === 'log') {
       if (isLogLevel(message.level)) handlers.onLog(message.level, String(message.message).slice(0, maxLogMessage));
     } else if (message.type === 'call') {
-      if (!Number.isSafeInteger(message.id) || typeof message.method !== 'string' || !Array.isArray(message.args)) return;
-      reply(message.id, inFlight >= maxCalls
-        ? Promise.reject(new Error(`${message.method}: more than ${maxCalls} service calls in flight; await some first`))
-        : Promise.resolve().then(() => handlers.onCall(message.method, message.args)));
+      if (!Number.isSafeInteger(message.id) || typeof message.method !== 'string' || !Array.isArray(message.args))
+        return;
+      reply(
+        message.id,
+        inFlight >= maxCalls
+          ? Promise.reject(
+              new Error(`${message.method}: more than ${maxCalls} service calls in flight; await some first`),
+            )
+          : Promise.resolve().then(() => handlers.onCall(message.method, message.args)),
+      );
     } else if (message.type === 'done') {
       if (message.ok === true) events.done({ ok: true, value: message.value });
       else events.done({ ok: false, error: cleanError(message.error) });

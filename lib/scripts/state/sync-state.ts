@@ -35,7 +35,11 @@ export interface SyncTarget extends ConnectionScope {
 }
 
 export const emptySyncState = (): SyncState => ({
-  paused: null, checkpoint: null, last_success_started_at: null, latest_run: null, announced_cursors: {},
+  paused: null,
+  checkpoint: null,
+  last_success_started_at: null,
+  latest_run: null,
+  announced_cursors: {},
 });
 
 export interface SyncStateStore {
@@ -45,7 +49,8 @@ export interface SyncStateStore {
   delete(target: SyncTarget): Promise<void>;
 }
 
-const keyOf = (t: SyncTarget) => [t.environment, t.providerConfigKey, t.connectionId, t.sync].map((p) => `${p.length}:${p}`).join('|');
+const keyOf = (t: SyncTarget) =>
+  [t.environment, t.providerConfigKey, t.connectionId, t.sync].map((p) => `${p.length}:${p}`).join('|');
 
 export function createSyncStateStore(storage: Storage): SyncStateStore {
   const states = storage.keyv<SyncState>('script-sync-state');

@@ -13,7 +13,10 @@ export const githubAppRouting: WebhookRouting = {
   prepare(headers, integration) {
     const secret = integration.credentials?.webhook_secret;
     if (!secret) {
-      return { ok: false, reason: `Integration "${integration.unique_key}" has no webhook secret: set credentials.webhook_secret to the secret chosen in the app settings.` };
+      return {
+        ok: false,
+        reason: `Integration "${integration.unique_key}" has no webhook secret: set credentials.webhook_secret to the secret chosen in the app settings.`,
+      };
     }
     const header = headers['x-hub-signature-256'];
     const match = typeof header === 'string' ? signaturePattern.exec(header.trim()) : null;
@@ -23,7 +26,9 @@ export const githubAppRouting: WebhookRouting = {
     return {
       ok: true,
       verifier: {
-        update: (chunk) => { hmac.update(chunk); },
+        update: (chunk) => {
+          hmac.update(chunk);
+        },
         verify: () => timingSafeEqual(hmac.digest(), presented),
       },
     };
@@ -31,16 +36,35 @@ export const githubAppRouting: WebhookRouting = {
   async route(payload, request, context) {
     const installation = (payload as { installation?: { id?: unknown } } | null)?.installation;
     const id = installation?.id;
-    const installationId = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : typeof id === 'string' && /^\d+$/.test(id) ? id : undefined;
-    const connections: Connection[] = installationId === undefined ? [] : await context.connectionsByInstallation(installationId);
-    const uninstalled = installationId !== undefined && request.headers['x-github-event'] === 'installation' && (payload as { action?: unknown }).action === 'deleted';
+    const installationId =
+      typeof id === 'number' && Number.isSafeInteger(id)
+        ? String(id)
+        : typeof id === 'string' && /^\d+$/.test(id)
+          ? id
+          : undefined;
+    const connections: Connection[] =
+      installationId === undefined ? [] : await context.connectionsByInstallation(installationId);
+    const uninstalled =
+      installationId !== undefined &&
+      request.headers['x-github-event'] === 'installation' &&
+      (payload as { action?: unknown }).action === 'deleted';
     return {
       connections,
       ...(uninstalled
-        ? { authProblem: { code: 'installation_deleted', message: `The app installation ${installationId} was deleted at the provider; the connection needs a new installation.` } }
+        ? {
+            authProblem: {
+              code: 'installation_deleted',
+              message: `The app installation ${installationId} was deleted at the provider; the connection needs a new installation.`,
+            },
+          }
         : {}),
     };
   },
-  forwardHeaders: ['x-github-event', 'x-github-delivery', 'x-github-hook-id', 'x-github-hook-installation-target-id', 'x-github-hook-installation-target-type'],
+  forwardHeaders: [
+    'x-github-event',
+    'x-github-delivery',
+    'x-github-hook-id',
+    'x-github-hook-installation-target-id',
+    'x-github-hook-installation-target-type',
+  ],
 };
-

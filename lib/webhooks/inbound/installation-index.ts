@@ -23,7 +23,8 @@ export function createInstallationIndex(storage: Storage, connections: Connectio
       if (next.length === 0) await kv.delete(k);
       else await kv.set(k, next);
     });
-  const installationOf = (c: Connection | undefined) => c?.credentials.type === 'APP' ? c.credentials.installation_id : undefined;
+  const installationOf = (c: Connection | undefined) =>
+    c?.credentials.type === 'APP' ? c.credentials.installation_id : undefined;
 
   return {
     async track(env, pck, cid) {

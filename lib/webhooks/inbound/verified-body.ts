@@ -35,7 +35,11 @@ function refuse(ctx: Context, error: GatewayError): never {
  * under a per-request limit, the process-wide byte budget and a read deadline. Accepts a
  * Buffer a host framework kept (`req.rawBody`, or `express.raw()`'s `req.body`).
  */
-export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, limits: BodyLimits): Promise<VerifiedBody> {
+export async function readVerifiedBody(
+  ctx: Context,
+  verifier: BodyVerifier,
+  limits: BodyLimits,
+): Promise<VerifiedBody> {
   const req = ctx.req as IncomingMessage & { rawBody?: unknown; body?: unknown };
   const kept = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.isBuffer(req.body) ? req.body : undefined;
   if (kept) {
@@ -43,10 +47,15 @@ export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, lim
     return { body: kept, verified: verifier.verify(), release: () => {} };
   }
   if (req.body !== undefined || req.readableEnded) {
-    fail('invalid_request', 'A body parser read this request before the gateway, so its signature cannot be checked: mount the gateway before body parsers.');
+    fail(
+      'invalid_request',
+      'A body parser read this request before the gateway, so its signature cannot be checked: mount the gateway before body parsers.',
+    );
   }
-  const tooLarge = () => new GatewayError('payload_too_large', `The webhook body is larger than ${limits.limit} bytes.`);
-  const busy = () => new GatewayError('service_unavailable', 'Too many webhook bodies are being received at once; retry later.');
+  const tooLarge = () =>
+    new GatewayError('payload_too_large', `The webhook body is larger than ${limits.limit} bytes.`);
+  const busy = () =>
+    new GatewayError('service_unavailable', 'Too many webhook bodies are being received at once; retry later.');
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limits.limit) refuse(ctx, tooLarge());
   // A declared length is taken from the budget up front, so a body that cannot fit is never read.
@@ -84,7 +93,13 @@ export async function readVerifiedBody(ctx: Context, verifier: BodyVerifier, lim
       const onEnd = () => done(undefined);
       const onError = (error: Error) => done(error);
       const onAborted = () => done(new Error('the sender closed the connection'));
-      const timer = setTimeout(() => done(new GatewayError('request_timeout', `The webhook body did not arrive within ${limits.timeoutMs / 1000} s.`)), limits.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          done(
+            new GatewayError('request_timeout', `The webhook body did not arrive within ${limits.timeoutMs / 1000} s.`),
+          ),
+        limits.timeoutMs,
+      );
       req.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
     });
     // A body whose signature does not match is dropped as it is, never copied into one buffer.

@@ -5,7 +5,9 @@ import type { Test } from 'tap';
 import type { ClaimedJob, JobOutcome, QueueOptions, WorkQueue } from '../../../lib/queue/index.js';
 import { waitFor } from '../../helpers/wait.js';
 
-export interface Payload { label: string }
+export interface Payload {
+  label: string;
+}
 
 export interface QueueBackend {
   /** A new handle (one more worker) on the queue, in the current process's view of the store. Closed at teardown. */
@@ -16,10 +18,19 @@ export interface QueueBackend {
   processArgs?: string[];
 }
 
-interface Call { id: string; label: string; attempt: number; slot: number | null; at: number }
+interface Call {
+  id: string;
+  label: string;
+  attempt: number;
+  slot: number | null;
+  at: number;
+}
 
 /** A handler that records calls and answers from `script`. */
-function recorder(script: (job: ClaimedJob<Payload>, signal: AbortSignal) => Promise<JobOutcome | void> | JobOutcome | void = () => undefined) {
+function recorder(
+  script: (job: ClaimedJob<Payload>, signal: AbortSignal) => Promise<JobOutcome | void> | JobOutcome | void = () =>
+    undefined,
+) {
   const calls: Call[] = [];
   return {
     calls,
@@ -33,7 +44,11 @@ function recorder(script: (job: ClaimedJob<Payload>, signal: AbortSignal) => Pro
 const one = { concurrency: 1 };
 const four = { concurrency: 4 };
 let counter = 0;
-const job = (label: string, delayMs?: number) => ({ id: `job-${++counter}-${label}`, data: { label }, ...(delayMs ? { delayMs } : {}) });
+const job = (label: string, delayMs?: number) => ({
+  id: `job-${++counter}-${label}`,
+  data: { label },
+  ...(delayMs ? { delayMs } : {}),
+});
 
 /** What every work queue must do, run against each storage back end's own. */
 export async function runWorkQueueContract(t: Test, name: string, makeBackend: (t: Test) => Promise<QueueBackend>) {
@@ -41,7 +56,9 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
     t.test('a job reaches the handler intact, attempt 1, once', async (t) => {
       const queue = await (await makeBackend(t)).open();
       const seen: ClaimedJob<Payload>[] = [];
-      await queue.start(async (j) => { seen.push(j); }, four);
+      await queue.start(async (j) => {
+        seen.push(j);
+      }, four);
       await queue.enqueue([{ id: 'intact', data: { label: 'é✓ intact' } }]);
       await waitFor(() => seen.length === 1, 'the job', 10_000);
       t.same(seen[0], { id: 'intact', data: { label: 'é✓ intact' }, attempt: 1, scheduledAt: null });
@@ -52,13 +69,19 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
     t.test('an id already known is dropped; with keepDoneMs, also after it finished', async (t) => {
       const queue = await (await makeBackend(t)).open({ keepDoneMs: 60_000 });
       const { calls, handler } = recorder();
-      await queue.enqueue([{ id: 'same', data: { label: 'first' } }, { id: 'same', data: { label: 'second' } }]);
+      await queue.enqueue([
+        { id: 'same', data: { label: 'first' } },
+        { id: 'same', data: { label: 'second' } },
+      ]);
       await queue.enqueue([{ id: 'same', data: { label: 'third' } }]);
       await queue.start(handler, four);
       await waitFor(() => calls.length === 1, 'the job', 10_000);
       await queue.enqueue([{ id: 'same', data: { label: 'after done' } }]);
       await sleep(500);
-      t.same(calls.map((c) => c.label), ['first']);
+      t.same(
+        calls.map((c) => c.label),
+        ['first'],
+      );
     });
 
     t.test('a delayed job waits for its delay', async (t) => {
@@ -68,7 +91,10 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       const enqueued = Date.now();
       await queue.enqueue([job('later', 700), job('now')]);
       await waitFor(() => calls.length === 2, 'both jobs', 10_000);
-      t.same(calls.map((c) => c.label), ['now', 'later']);
+      t.same(
+        calls.map((c) => c.label),
+        ['now', 'later'],
+      );
       t.ok((calls[1]?.at ?? 0) - enqueued >= 650, 'not before its delay');
     });
 
@@ -78,7 +104,10 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       await queue.start(handler, four);
       await queue.enqueue([job('retry')]);
       await waitFor(() => calls.length === 3, 'three attempts', 10_000);
-      t.same(calls.map((c) => c.attempt), [1, 2, 3]);
+      t.same(
+        calls.map((c) => c.attempt),
+        [1, 2, 3],
+      );
       t.ok((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0) >= 190, 'waited for the delay');
       t.ok((calls[2]?.at ?? 0) - (calls[1]?.at ?? 0) >= 190, 'again');
     });
@@ -91,10 +120,24 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       });
       await queue.start(handler, four);
       await queue.enqueue([job('recovers'), job('hopeless')]);
-      await waitFor(async () => calls.length === 5 && (await queue.counts()).dead === 1, 'two attempts and three', 15_000);
-      t.same(calls.filter((c) => c.label === 'recovers').map((c) => c.attempt), [1, 2]);
-      t.same(calls.filter((c) => c.label === 'hopeless').map((c) => c.attempt), [1, 2, 3]);
-      t.same(await queue.counts(), { waiting: 0, delayed: 0, active: 0, dead: 1 }, 'the dead letter is counted, nothing else left');
+      await waitFor(
+        async () => calls.length === 5 && (await queue.counts()).dead === 1,
+        'two attempts and three',
+        15_000,
+      );
+      t.same(
+        calls.filter((c) => c.label === 'recovers').map((c) => c.attempt),
+        [1, 2],
+      );
+      t.same(
+        calls.filter((c) => c.label === 'hopeless').map((c) => c.attempt),
+        [1, 2, 3],
+      );
+      t.same(
+        await queue.counts(),
+        { waiting: 0, delayed: 0, active: 0, dead: 1 },
+        'the dead letter is counted, nothing else left',
+      );
     });
 
     t.test('counts: waiting, delayed and active jobs', async (t) => {
@@ -102,7 +145,9 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       await queue.enqueue([job('w1'), job('w2'), job('d1', 60_000)]);
       t.same(await queue.counts(), { waiting: 2, delayed: 1, active: 0, dead: 0 });
       let release = () => {};
-      const held = new Promise<void>((resolve) => { release = resolve; });
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       await queue.start(() => held, one);
       await waitFor(async () => (await queue.counts()).active === 1, 'one job active', 10_000);
       t.same(await queue.counts(), { waiting: 1, delayed: 1, active: 1, dead: 0 });
@@ -138,7 +183,10 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       const { calls, handler } = recorder();
       await second.start(handler, one);
       await waitFor(() => calls.length === 1, 'the job after restart', 15_000);
-      t.same(calls.map((c) => [c.label, c.attempt]), [['cut', 1]]);
+      t.same(
+        calls.map((c) => [c.label, c.attempt]),
+        [['cut', 1]],
+      );
     });
 
     t.test('three workers racing: each job runs once', async (t) => {
@@ -174,7 +222,10 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
       const slots = calls.map((c) => c.slot as number);
       t.equal(new Set(slots).size, slots.length, 'no slot ran twice');
       const sorted = [...slots].sort((a, b) => a - b);
-      t.ok(sorted.slice(1).every((s, i) => (s - sorted[i]!) % 500 === 0), 'slots are whole periods apart');
+      t.ok(
+        sorted.slice(1).every((s, i) => (s - sorted[i]!) % 500 === 0),
+        'slots are whole periods apart',
+      );
       t.equal(await queues[2]!.nextRun('tick'), null, 'unscheduled');
       const count = calls.length;
       await sleep(1_200);
@@ -199,36 +250,65 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
     });
 
     if (!(await makeBackend(t)).processArgs) return;
-    t.test('a worker killed (SIGKILL) mid-job: the job runs again after the visibility timeout, once to completion', async (t) => {
-      const backend = await makeBackend(t);
-      const visibility = 1_500;
-      const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
-      const child = spawn(process.execPath, ['--import', '@tapjs/typescript/import', script, ...(backend.processArgs as string[]), 'killed-job', String(visibility)], {
-        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => { output += String(chunk); });
-      child.stderr.on('data', (chunk) => { output += String(chunk); });
-      t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-      await waitFor(() => {
-        if (child.exitCode !== null) throw new Error(`the worker exited: ${output}`);
-        return output.includes('started killed-job 1');
-      }, 'the worker process to start the job', 30_000);
-      await sleep(visibility / 2); // at least one renewal of the claim happened
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-      const killedAt = Date.now();
-      await backend.restart();
-      const queue = await backend.open({ visibilityTimeoutMs: visibility });
-      const { calls, handler } = recorder();
-      await queue.start(handler, one);
-      await waitFor(() => calls.length >= 1, 'the job to run again', 30_000);
-      t.same(calls.map((c) => [c.id, c.attempt]), [['killed-job', 1]], 'the same attempt again: a crash is not counted');
-      t.ok((calls[0]?.at ?? 0) - killedAt >= visibility / 3, 'not before the dead worker\'s claim lapsed');
-      await sleep(visibility * 2);
-      t.equal(calls.length, 1, 'run to completion once');
-      t.same(await queue.counts(), { waiting: 0, delayed: 0, active: 0, dead: 0 });
-    });
+    t.test(
+      'a worker killed (SIGKILL) mid-job: the job runs again after the visibility timeout, once to completion',
+      async (t) => {
+        const backend = await makeBackend(t);
+        const visibility = 1_500;
+        const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            '@tapjs/typescript/import',
+            script,
+            ...(backend.processArgs as string[]),
+            'killed-job',
+            String(visibility),
+          ],
+          {
+            env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let output = '';
+        child.stdout.on('data', (chunk) => {
+          output += String(chunk);
+        });
+        child.stderr.on('data', (chunk) => {
+          output += String(chunk);
+        });
+        t.teardown(() => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        });
+        await waitFor(
+          () => {
+            if (child.exitCode !== null) throw new Error(`the worker exited: ${output}`);
+            return output.includes('started killed-job 1');
+          },
+          'the worker process to start the job',
+          30_000,
+        );
+        await sleep(visibility / 2); // at least one renewal of the claim happened
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+        const killedAt = Date.now();
+        await backend.restart();
+        const queue = await backend.open({ visibilityTimeoutMs: visibility });
+        const { calls, handler } = recorder();
+        await queue.start(handler, one);
+        await waitFor(() => calls.length >= 1, 'the job to run again', 30_000);
+        t.same(
+          calls.map((c) => [c.id, c.attempt]),
+          [['killed-job', 1]],
+          'the same attempt again: a crash is not counted',
+        );
+        t.ok((calls[0]?.at ?? 0) - killedAt >= visibility / 3, "not before the dead worker's claim lapsed");
+        await sleep(visibility * 2);
+        t.equal(calls.length, 1, 'run to completion once');
+        t.same(await queue.counts(), { waiting: 0, delayed: 0, active: 0, dead: 0 });
+      },
+    );
   });
 }

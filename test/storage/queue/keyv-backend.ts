@@ -8,7 +8,11 @@ import type { Payload, QueueBackend } from './contract.js';
  * The Keyv outbox over `openStorage()`. A restart closes every handle and, when the store lives
  * in a file (`reopen`), reopens it as a new process would; memory storage keeps its maps.
  */
-export function keyvBackend(t: Test, openStorage: () => Storage, options: { reopen: boolean; processArgs?: string[] }): QueueBackend {
+export function keyvBackend(
+  t: Test,
+  openStorage: () => Storage,
+  options: { reopen: boolean; processArgs?: string[] },
+): QueueBackend {
   let storage = openStorage();
   let opened: WorkQueue<Payload>[] = [];
   const closeAll = async () => {
@@ -23,7 +27,12 @@ export function keyvBackend(t: Test, openStorage: () => Storage, options: { reop
     async open(queueOptions: QueueOptions = {}) {
       // Handles in one process see each other's jobs through the poll; the contract's racing
       // test has them all find the same jobs at start instead, so the poll stays out of the way.
-      const queue = createKeyvQueue<Payload>(storage, 'contract', { errorDelayMs: 100, ...queueOptions, pollMs: 60_000, tickMs: 100 });
+      const queue = createKeyvQueue<Payload>(storage, 'contract', {
+        errorDelayMs: 100,
+        ...queueOptions,
+        pollMs: 60_000,
+        tickMs: 100,
+      });
       opened.push(queue);
       return queue;
     },

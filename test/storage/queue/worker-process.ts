@@ -4,16 +4,20 @@
 import { createPostgresStorage, createRedisStorage, createSqliteStorage } from '../../../adapters/storage/index.js';
 
 const [kind, where, prefix, jobId, visibility] = process.argv.slice(2);
-const storage = kind === 'sqlite'
-  ? createSqliteStorage({ path: where as string })
-  : kind === 'postgres'
-    ? createPostgresStorage({ url: where as string })
-    : createRedisStorage({ url: where as string, prefix: prefix as string });
+const storage =
+  kind === 'sqlite'
+    ? createSqliteStorage({ path: where as string })
+    : kind === 'postgres'
+      ? createPostgresStorage({ url: where as string })
+      : createRedisStorage({ url: where as string, prefix: prefix as string });
 const queue = storage.queue<{ label: string }>('contract', { visibilityTimeoutMs: Number(visibility) });
-await queue.start(async (job) => {
-  process.stdout.write(`started ${job.id} ${job.attempt}\n`);
-  await new Promise(() => {});
-}, { concurrency: 1 });
+await queue.start(
+  async (job) => {
+    process.stdout.write(`started ${job.id} ${job.attempt}\n`);
+    await new Promise(() => {});
+  },
+  { concurrency: 1 },
+);
 // Nothing else keeps a SQLite process alive: it must live until killed.
 setInterval(() => {}, 60_000);
 await queue.enqueue([{ id: jobId as string, data: { label: 'killed' } }]);

@@ -45,19 +45,58 @@ export const en: Messages = {
     body: (provider, app) => `Your ${provider} account is now connected to ${app}.`,
   },
   failure: {
-    unavailable: { title: 'Connection not available', body: (provider, app) => `Connecting ${provider} isn't available right now. Please contact ${app} for help.` },
-    link_expired: { title: 'This link has expired', body: (_p, app) => `Connect links are valid for a short time. Ask ${app} for a new one.` },
-    link_used: { title: 'This link was already used', body: (_p, app) => `Each connect link works once. Ask ${app} for a new one.` },
+    unavailable: {
+      title: 'Connection not available',
+      body: (provider, app) => `Connecting ${provider} isn't available right now. Please contact ${app} for help.`,
+    },
+    link_expired: {
+      title: 'This link has expired',
+      body: (_p, app) => `Connect links are valid for a short time. Ask ${app} for a new one.`,
+    },
+    link_used: {
+      title: 'This link was already used',
+      body: (_p, app) => `Each connect link works once. Ask ${app} for a new one.`,
+    },
     link_invalid: { title: 'This link is not valid', body: (_p, app) => `Open the connect link again from ${app}.` },
-    attempt_expired: { title: 'This took too long', body: () => `The authorization expired before it finished; nothing was stored. ${again}` },
-    attempt_used: { title: 'Already used', body: () => `This authorization was already completed or abandoned. ${again}` },
-    other_browser: { title: 'Started somewhere else', body: () => `This authorization was started in another browser or window, so it can't finish here; nothing was stored. ${again}` },
-    denied: { title: 'Access not granted', body: (provider) => `Access to ${provider} was not granted, so nothing was connected. ${again}` },
-    pending: { title: 'Waiting for approval', body: (provider) => `The installation waits for an owner of the ${provider} organization to approve it. Connect again once it is approved.` },
-    provider_failed: { title: 'Could not connect', body: (provider) => `${provider} did not complete the authorization; nothing was stored. ${again}` },
-    not_verified: { title: 'Could not confirm the installation', body: (provider) => `This ${provider} installation could not be confirmed as one you can access; nothing was stored. ${again}` },
-    org_not_proven: { title: 'Could not confirm the organization', body: () => `The organization you approved for could not be confirmed; nothing was stored. ${again}` },
-    server: { title: 'Something went wrong', body: () => 'Something went wrong on our side; nothing was stored. Please try again.' },
+    attempt_expired: {
+      title: 'This took too long',
+      body: () => `The authorization expired before it finished; nothing was stored. ${again}`,
+    },
+    attempt_used: {
+      title: 'Already used',
+      body: () => `This authorization was already completed or abandoned. ${again}`,
+    },
+    other_browser: {
+      title: 'Started somewhere else',
+      body: () =>
+        `This authorization was started in another browser or window, so it can't finish here; nothing was stored. ${again}`,
+    },
+    denied: {
+      title: 'Access not granted',
+      body: (provider) => `Access to ${provider} was not granted, so nothing was connected. ${again}`,
+    },
+    pending: {
+      title: 'Waiting for approval',
+      body: (provider) =>
+        `The installation waits for an owner of the ${provider} organization to approve it. Connect again once it is approved.`,
+    },
+    provider_failed: {
+      title: 'Could not connect',
+      body: (provider) => `${provider} did not complete the authorization; nothing was stored. ${again}`,
+    },
+    not_verified: {
+      title: 'Could not confirm the installation',
+      body: (provider) =>
+        `This ${provider} installation could not be confirmed as one you can access; nothing was stored. ${again}`,
+    },
+    org_not_proven: {
+      title: 'Could not confirm the organization',
+      body: () => `The organization you approved for could not be confirmed; nothing was stored. ${again}`,
+    },
+    server: {
+      title: 'Something went wrong',
+      body: () => 'Something went wrong on our side; nothing was stored. Please try again.',
+    },
   },
   formError: {
     refused: (provider) => `${provider} did not accept these details. Check them and try again.`,

@@ -32,7 +32,11 @@ export interface Messages {
     secretNote: string;
     errorTitle: string;
   };
-  continueTo: { title: (provider: string) => string; lead: (provider: string) => string; link: (provider: string) => string };
+  continueTo: {
+    title: (provider: string) => string;
+    lead: (provider: string) => string;
+    link: (provider: string) => string;
+  };
   success: { title: string; body: (provider: string, app: string) => string };
   /** Failure pages: a heading and one sentence, by kind. */
   failure: Record<FailureKind, { title: string; body: (provider: string, app: string) => string }>;
@@ -41,7 +45,18 @@ export interface Messages {
 }
 
 export type FailureKind =
-  | 'unavailable' | 'link_expired' | 'link_used' | 'link_invalid' | 'attempt_expired' | 'attempt_used'
-  | 'other_browser' | 'denied' | 'pending' | 'provider_failed' | 'not_verified' | 'org_not_proven' | 'server';
+  | 'unavailable'
+  | 'link_expired'
+  | 'link_used'
+  | 'link_invalid'
+  | 'attempt_expired'
+  | 'attempt_used'
+  | 'other_browser'
+  | 'denied'
+  | 'pending'
+  | 'provider_failed'
+  | 'not_verified'
+  | 'org_not_proven'
+  | 'server';
 
 export type FormErrorKind = 'refused' | 'unreachable' | 'missing' | 'invalid_setting';

@@ -10,22 +10,28 @@ if (!send) throw new Error('the script runtime must be started with an IPC chann
 
 let nextCallId = 1;
 const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-const post = (message: FromWorker) => { send(message); };
+const post = (message: FromWorker) => {
+  send(message);
+};
 
 function revive(error: SerializedError): Error {
   return Object.assign(new Error(error.message), { name: error.name, ...(error.code ? { code: error.code } : {}) });
 }
 
-const call = (method: string, args: unknown[]) => new Promise<unknown>((resolve, reject) => {
-  const id = nextCallId++;
-  pending.set(id, { resolve, reject });
-  post({ type: 'call', id, method, args });
-});
+const call = (method: string, args: unknown[]) =>
+  new Promise<unknown>((resolve, reject) => {
+    const id = nextCallId++;
+    pending.set(id, { resolve, reject });
+    post({ type: 'call', id, method, args });
+  });
 
 // An error nothing caught (a stray timer, an unawaited promise) ends the run with its message;
 // the process then exits, and the pool starts a fresh one for the next run.
 const fatal = (error: unknown) => {
-  send({ type: 'done', ok: false, error: { ...serializeError(error), code: 'script_crashed' } } satisfies FromWorker, () => process.exit(70));
+  send(
+    { type: 'done', ok: false, error: { ...serializeError(error), code: 'script_crashed' } } satisfies FromWorker,
+    () => process.exit(70),
+  );
 };
 process.on('uncaughtException', fatal);
 process.on('unhandledRejection', fatal);
@@ -45,7 +51,9 @@ process.on('message', (message: ToWorker) => {
     try {
       const script = await loadScript(message.file);
       post({ type: 'started' });
-      const value = await execute(script, message.task, call, (level, text) => post({ type: 'log', level, message: text }));
+      const value = await execute(script, message.task, call, (level, text) =>
+        post({ type: 'log', level, message: text }),
+      );
       post({ type: 'done', ok: true, value });
     } catch (error) {
       post({ type: 'done', ok: false, error: serializeError(error) });

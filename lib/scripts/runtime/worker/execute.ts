@@ -14,7 +14,10 @@ export function loadScript(file: string): Promise<AnyScript> {
     pending = import(file).then((module: { default?: unknown }) => {
       const script = module.default;
       if (!isScript(script)) {
-        throw new CodedError('invalid_script', 'the default export is not built with createSync, createAction or createOnEvent');
+        throw new CodedError(
+          'invalid_script',
+          'the default export is not built with createSync, createAction or createOnEvent',
+        );
       }
       return script;
     });
@@ -45,16 +48,24 @@ export function manifestOf(script: AnyScript): ScriptManifest {
       models: Object.fromEntries(Object.entries(script.models).map(([name, schema]) => [name, jsonSchema(schema)])),
     };
   }
-  if (script.type === 'action') return { ...common, input: jsonSchema(script.input), output: jsonSchema(script.output) };
+  if (script.type === 'action')
+    return { ...common, input: jsonSchema(script.input), output: jsonSchema(script.output) };
   return { ...common, event: script.event };
 }
 
 /** Runs one task against a loaded script; what it returns is the run's result. */
 export async function execute(script: AnyScript, task: Task, call: Call, log: Log): Promise<unknown> {
   if (task.type === 'inspect') return manifestOf(script);
-  if (task.type !== script.type) throw new CodedError('invalid_script', `the script is a ${script.type}, not a ${task.type}`);
+  if (task.type !== script.type)
+    throw new CodedError('invalid_script', `the script is a ${script.type}, not a ${task.type}`);
   if (task.type === 'sync') {
-    const service = createWorkerService(script, task.context, { mode: task.mode, lastSyncDate: task.lastSyncDate }, call, log);
+    const service = createWorkerService(
+      script,
+      task.context,
+      { mode: task.mode, lastSyncDate: task.lastSyncDate },
+      call,
+      log,
+    );
     await (script.exec as (service: unknown) => Promise<void>)(service);
     return null;
   }
@@ -78,7 +89,10 @@ export async function execute(script: AnyScript, task: Task, call: Call, log: Lo
   const json = JSON.stringify(output.value) ?? 'null';
   const result: ActionOutput = { json, bytes: Buffer.byteLength(json) };
   if (result.bytes > task.outputLimitBytes) {
-    throw new CodedError('output_too_large', `the action's output is ${result.bytes} bytes; the limit is ${task.outputLimitBytes} bytes (use the proxy for larger payloads)`);
+    throw new CodedError(
+      'output_too_large',
+      `the action's output is ${result.bytes} bytes; the limit is ${task.outputLimitBytes} bytes (use the proxy for larger payloads)`,
+    );
   }
   return result;
 }

@@ -2,7 +2,13 @@ import type { z } from 'zod';
 import { isLogLevel, type LogLevel } from '../../../http/log-level.js';
 import type { AnyScript } from '../../define/create.js';
 import { RecordValidationError, ScriptRequestError } from '../../define/errors.js';
-import type { BatchResult, PaginateConfig, ProxyConfig, ProxyResponse, ScriptConnection } from '../../define/service.js';
+import type {
+  BatchResult,
+  PaginateConfig,
+  ProxyConfig,
+  ProxyResponse,
+  ScriptConnection,
+} from '../../define/service.js';
 import { paginate } from '../paginate.js';
 import type { RunContext } from '../protocol.js';
 import { check, checkIds, checkPartialRecords, checkRecords, CodedError } from './validate.js';
@@ -18,16 +24,26 @@ const maxLogMessage = 64 * 1024;
  * records, metadata, checkpoints) is a message to the main thread; validation against the
  * script's own schemas happens here, off the main thread.
  */
-export function createWorkerService(script: AnyScript, context: RunContext, extra: { mode?: 'full' | 'incremental'; lastSyncDate?: string | null }, call: Call, log: Log) {
+export function createWorkerService(
+  script: AnyScript,
+  context: RunContext,
+  extra: { mode?: 'full' | 'incremental'; lastSyncDate?: string | null },
+  call: Call,
+  log: Log,
+) {
   const metadataSchema = script.metadata as z.ZodType | undefined;
 
   const proxy = async <T>(config: ProxyConfig): Promise<ProxyResponse<T>> => {
     if (typeof config?.endpoint !== 'string') throw new TypeError('proxy: endpoint must be a path string');
-    const response = await call('proxy', [config]) as ProxyResponse<T>;
-    if (response.status >= 400) throw new ScriptRequestError(response.status, response.data, response.headers, config.endpoint);
+    const response = (await call('proxy', [config])) as ProxyResponse<T>;
+    if (response.status >= 400)
+      throw new ScriptRequestError(response.status, response.data, response.headers, config.endpoint);
     return response;
   };
-  const withMethod = (method: NonNullable<ProxyConfig['method']>) => <T>(config: Omit<ProxyConfig, 'method'>) => proxy<T>({ ...config, method });
+  const withMethod =
+    (method: NonNullable<ProxyConfig['method']>) =>
+    <T>(config: Omit<ProxyConfig, 'method'>) =>
+      proxy<T>({ ...config, method });
 
   const base = {
     environment: context.environment,
@@ -43,7 +59,11 @@ export function createWorkerService(script: AnyScript, context: RunContext, extr
     delete: withMethod('DELETE'),
     paginate<T>(config: ProxyConfig & { paginate?: PaginateConfig }) {
       const settings = config.paginate ?? context.paginate;
-      if (!settings) throw new CodedError('no_pagination', `paginate: provider "${context.provider}" has no pagination in the catalog; pass config.paginate`);
+      if (!settings)
+        throw new CodedError(
+          'no_pagination',
+          `paginate: provider "${context.provider}" has no pagination in the catalog; pass config.paginate`,
+        );
       const { paginate: _ignored, ...request } = config;
       return paginate<T>(request, settings, context.baseUrl, (next) => proxy(next));
     },
@@ -66,7 +86,12 @@ export function createWorkerService(script: AnyScript, context: RunContext, extr
   const models = script.models as Record<string, z.ZodType>;
   const schemaOf = (model: string): z.ZodType => {
     const schema = Object.hasOwn(models, model) ? models[model] : undefined;
-    if (!schema) throw new RecordValidationError(String(model), '', `not a model of this sync (models: ${Object.keys(models).join(', ')})`);
+    if (!schema)
+      throw new RecordValidationError(
+        String(model),
+        '',
+        `not a model of this sync (models: ${Object.keys(models).join(', ')})`,
+      );
     return schema;
   };
   const checkpointSchema = script.checkpoint as z.ZodType | undefined;

@@ -4,7 +4,11 @@ import { RecordValidationError } from '../../define/errors.js';
 
 /** An error the runtime raises with a machine-readable code and the field at fault. */
 export class CodedError extends Error {
-  constructor(readonly code: string, message: string, readonly field?: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'CodedError';
   }
@@ -36,7 +40,8 @@ export function checkRecords(model: string, schema: z.ZodType, records: unknown)
   return records.map((record, index) => {
     const result = check(schema, record, `records[${index}]`);
     if (!result.ok) throw new RecordValidationError(model, result.field, result.message);
-    if (idOf(result.value) === undefined) throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
+    if (idOf(result.value) === undefined)
+      throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
     return toJson(result.value as Record<string, unknown>);
   });
 }
@@ -44,10 +49,13 @@ export function checkRecords(model: string, schema: z.ZodType, records: unknown)
 /** `batchUpdate`: each record is a partial of the model with its id. */
 export function checkPartialRecords(model: string, schema: z.ZodType, records: unknown): Record<string, unknown>[] {
   if (!Array.isArray(records)) throw new RecordValidationError(model, '', 'records must be an array');
-  const partial = typeof (schema as { partial?: unknown }).partial === 'function'
-    ? (schema as unknown as { partial(): z.ZodType }).partial() : undefined;
+  const partial =
+    typeof (schema as { partial?: unknown }).partial === 'function'
+      ? (schema as unknown as { partial(): z.ZodType }).partial()
+      : undefined;
   return records.map((record, index) => {
-    if (idOf(record) === undefined) throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
+    if (idOf(record) === undefined)
+      throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
     if (!partial) return toJson(record as Record<string, unknown>);
     const result = check(partial, record, `records[${index}]`);
     if (!result.ok) throw new RecordValidationError(model, result.field, result.message);
@@ -60,7 +68,8 @@ export function checkIds(model: string, records: unknown): string[] {
   if (!Array.isArray(records)) throw new RecordValidationError(model, '', 'records must be an array');
   return records.map((record, index) => {
     const id = idOf(record);
-    if (id === undefined) throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
+    if (id === undefined)
+      throw new RecordValidationError(model, `records[${index}].id`, 'a record needs a string or number id');
     return String(id);
   });
 }
