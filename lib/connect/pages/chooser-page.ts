@@ -14,19 +14,13 @@ export function sendChooserPage(ctx: Context, look: Look, choices: Choice[]): vo
   const t = look.text.chooser;
   const items = choices.map(
     (c) =>
-      html`<li>
-        <a class="choice" href="${c.href}"
-          ><img src="${c.logoUrl}" alt="" width="32" height="32" /><span>${c.name}</span></a
-        >
-      </li>`,
+      html`<li><a class="choice" href="${c.href}"><img src="${c.logoUrl}" alt="" width="32" height="32"><span>${c.name}</span></a></li>`,
   );
   sendPage(ctx, look, {
     status: 200,
     title: t.title,
     lead: t.lead(look.appName),
-    body: html`<ul class="choices" aria-label="${t.listLabel}">
-      ${items}
-    </ul>`,
+    body: html`<ul class="choices" aria-label="${t.listLabel}">${items}</ul>`,
     cancel: true,
   });
 }

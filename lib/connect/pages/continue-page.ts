@@ -15,9 +15,8 @@ export function sendContinuePage(ctx: Context, look: Look, target: string): void
     status: 200,
     title: t.title(provider),
     lead: t.lead(provider),
-    head: html`<meta http-equiv="refresh" content="0;url=${target}" />`,
-    body: html`<div class="spinner" aria-hidden="true"></div>
-      <a class="btn primary" href="${target}">${t.link(provider)}</a>`,
+    head: html`<meta http-equiv="refresh" content="0;url=${target}">`,
+    body: html`<div class="spinner" aria-hidden="true"></div><a class="btn primary" href="${target}">${t.link(provider)}</a>`,
     cancel: true,
   });
 }

@@ -36,25 +36,13 @@ export function sendFormPage(ctx: Context, look: Look, page: FormPage): void {
   const invalid = (name: string) =>
     Boolean(page.error) && (page.invalidField === undefined || page.invalidField === name);
   const fields = page.fields.map(
-    (f, i) =>
-      html`<label for="f${i}">${labelOf(look, f.name)}</label>
-        <input
-          id="f${i}"
-          name="${f.name}"
-          type="${f.secret ? 'password' : 'text'}"
-          required
-          autocomplete="off"
-          autocapitalize="off"
-          spellcheck="false"
-          ${
-            invalid(f.name) ? html` aria-invalid="true" aria-describedby="form-error"` : null
-          }${i === 0 ? html` autofocus` : null}
-        />`,
+    (f, i) => html`<label for="f${i}">${labelOf(look, f.name)}</label>
+<input id="f${i}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" required autocomplete="off" autocapitalize="off" spellcheck="false"${
+      invalid(f.name) ? html` aria-invalid="true" aria-describedby="form-error"` : null
+    }${i === 0 ? html` autofocus` : null}>`,
   );
   const help = look.provider?.helpUrl
-    ? html`<a class="help" href="${look.provider.helpUrl}" target="_blank" rel="noopener noreferrer"
-        >${t.help(provider)}</a
-      >`
+    ? html`<a class="help" href="${look.provider.helpUrl}" target="_blank" rel="noopener noreferrer">${t.help(provider)}</a>`
     : null;
   const secret = page.fields.some((f) => f.secret);
   sendPage(ctx, look, {
@@ -62,12 +50,9 @@ export function sendFormPage(ctx: Context, look: Look, page: FormPage): void {
     title: t.title(provider),
     lead: t.lead(look.appName, provider),
     body: html`${page.error ? html`<div class="alert" id="form-error" role="alert"><strong>${t.errorTitle}</strong>${page.error}</div>` : null}
-      <form method="post" action="${page.action}" data-busy-text="${look.text.working}">
-        <input type="hidden" name="state" value="${page.state}" />${fields}${help}
-        ${secret ? html`<p class="note">${t.secretNote}</p>` : null}<button type="submit" class="btn primary">
-          <span>${t.submit}</span>
-        </button>
-      </form>`,
+<form method="post" action="${page.action}" data-busy-text="${look.text.working}">
+<input type="hidden" name="state" value="${page.state}">${fields}${help}
+${secret ? html`<p class="note">${t.secretNote}</p>` : null}<button type="submit" class="btn primary"><span>${t.submit}</span></button></form>`,
     cancel: true,
     formAction: [new URL(page.action).origin],
   });

@@ -38,12 +38,10 @@ function marks(look: Look, icon: Html | undefined): Html {
     ? html`<span class="tile" aria-hidden="true">${[...look.appName][0]?.toUpperCase()}</span>`
     : null;
   const logo = look.provider
-    ? html`<img class="logo" src="${look.provider.logoUrl}" alt="" width="48" height="48" />`
+    ? html`<img class="logo" src="${look.provider.logoUrl}" alt="" width="48" height="48">`
     : null;
   if (!tile && !logo) return icon ?? html``;
-  return html`<div class="brand">
-    ${tile}${tile && logo ? (icon ?? dots) : null}${logo}${tile && logo ? null : icon}
-  </div>`;
+  return html`<div class="brand">${tile}${tile && logo ? (icon ?? dots) : null}${logo}${tile && logo ? null : icon}</div>`;
 }
 
 function cancelMessage(look: Look) {
@@ -77,39 +75,16 @@ export function sendPage(ctx: Context, look: Look, page: PageOptions): void {
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  const doc = html`<!doctype html>
-    <html lang="${look.text.lang}" dir="${look.text.dir}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${page.title}</title>
-        ${page.head}
-        <style>
-          ${trusted(baseStyle)}
-        </style>
-        <style>
-          ${trusted(accent)}
-        </style>
-      </head>
-      <body>
-        <main class="card" aria-labelledby="portico-title">
-          ${marks(look, page.icon)}
-          <h1 id="portico-title">${page.title}</h1>
-          ${page.lead ? html`<p class="lead">${page.lead}</p>` : null}
-          ${look.forWhom ? html`<p class="who">${look.text.forWhom(look.forWhom)}</p>` : null}${page.body}
-          ${page.cancel ? html`<button type="button" id="portico-cancel" class="btn secondary">${look.text.cancel}</button>` : null}
-          ${page.close ? html`<button type="button" id="portico-close" class="btn secondary" hidden>${look.text.close}</button>` : null}
-          <p id="portico-status" class="status" role="status" aria-live="polite">${page.note}</p>
-        </main>
-        <script type="application/json" id="portico-data">
-          ${trusted(jsonForScript(data))}
-        </script>
-        <script>
-          ${trusted(clientScript)};
-        </script>
-      </body>
-    </html>`;
+  const doc = html`<!doctype html><html lang="${look.text.lang}" dir="${look.text.dir}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer">
+<title>${page.title}</title>${page.head}<style>${trusted(baseStyle)}</style><style>${trusted(accent)}</style></head>
+<body><main class="card" aria-labelledby="portico-title">${marks(look, page.icon)}
+<h1 id="portico-title">${page.title}</h1>${page.lead ? html`<p class="lead">${page.lead}</p>` : null}
+${look.forWhom ? html`<p class="who">${look.text.forWhom(look.forWhom)}</p>` : null}${page.body}
+${page.cancel ? html`<button type="button" id="portico-cancel" class="btn secondary">${look.text.cancel}</button>` : null}
+${page.close ? html`<button type="button" id="portico-close" class="btn secondary" hidden>${look.text.close}</button>` : null}
+<p id="portico-status" class="status" role="status" aria-live="polite">${page.note}</p></main>
+<script type="application/json" id="portico-data">${trusted(jsonForScript(data))}</script><script>${trusted(clientScript)}</script></body></html>`;
   ctx.status = page.status;
   ctx.set('Content-Security-Policy', csp);
   ctx.set('Cache-Control', 'no-store');
