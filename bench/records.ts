@@ -130,7 +130,7 @@ async function bench(kind: string, storage: Storage): Promise<void> {
   try {
     const [, ingestMs, ingestCpu] = await timed(async () => {
       for (let from = 0; from < N; from += BATCH) {
-        await records.saveBatch(
+        await records.batchSave(
           ref,
           Array.from({ length: Math.min(BATCH, N - from) }, (_, k) => record(from + k)),
         );
@@ -177,7 +177,7 @@ async function bench(kind: string, storage: Storage): Promise<void> {
       const changed = Array.from({ length: Math.floor(N / 10) }, (_, k) => record(k * 10 + (version % 10), version));
       let counts = { added: 0, updated: 0, unchanged: 0 };
       for (let from = 0; from < changed.length; from += BATCH) {
-        const part = await records.saveBatch(ref, changed.slice(from, from + BATCH));
+        const part = await records.batchSave(ref, changed.slice(from, from + BATCH));
         counts = {
           added: counts.added + part.added,
           updated: counts.updated + part.updated,

@@ -298,7 +298,7 @@ export async function createGateway(options: GatewayOptions) {
     connections,
     /** `webhooks.send(environment, event)`: sync, records and action events for the customer. */
     webhooks: webhooks.api,
-    /** Synced records: saveBatch, deleteBatch, deleteNotSeenSince, prune, compact, list (GET /records). */
+    /** Synced records: batchSave, batchDelete, deleteNotSeenSince, prune, compact, list (GET /records). */
     records,
     /** Calls providers from code with a connection's credentials: `proxy.request({ environment, providerConfigKey, connectionId, path })`. */
     proxy: { request: proxy.request, sockets: proxy.sockets, limits: proxy.limits },

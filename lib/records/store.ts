@@ -49,14 +49,14 @@ export interface StreamStats {
 /** The synced-records store: the write API scripts use and the read API behind GET /records. */
 export interface RecordStore {
   /** Upsert with change detection: an identical record makes no change and gets no new cursor. */
-  saveBatch(ref: StreamRef, records: readonly unknown[]): Promise<SaveResult>;
+  batchSave(ref: StreamRef, records: readonly unknown[]): Promise<SaveResult>;
   /**
    * Merges partial records (each with an id) into the stored ones, reading and writing under the
    * stream's lock so a concurrent save is never overwritten. Ids not stored, or deleted, are skipped.
    */
-  updateBatch(ref: StreamRef, partials: readonly unknown[]): Promise<SaveResult>;
+  batchUpdate(ref: StreamRef, partials: readonly unknown[]): Promise<SaveResult>;
   /** Soft delete by id (or by records carrying one): `deleted_at` set, the record kept. */
-  deleteBatch(ref: StreamRef, idsOrRecords: readonly unknown[]): Promise<DeleteResult>;
+  batchDelete(ref: StreamRef, idsOrRecords: readonly unknown[]): Promise<DeleteResult>;
   /** For full-refresh syncs: soft-deletes every record that no save included since `since`. */
   deleteNotSeenSince(ref: StreamRef, since: Date): Promise<{ deleted: number }>;
   /** Drops payloads, keeping ids and metadata: records modified before `before`, or at and before `cursor`. */
@@ -147,9 +147,9 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   };
 
   return {
-    saveBatch: (ref, records) => upsert(ref, records, saveSlice),
-    updateBatch: (ref, partials) => upsert(ref, partials, updateSlice),
-    async deleteBatch(ref, idsOrRecords) {
+    batchSave: (ref, records) => upsert(ref, records, saveSlice),
+    batchUpdate: (ref, partials) => upsert(ref, partials, updateSlice),
+    async batchDelete(ref, idsOrRecords) {
       const stream = streamOf(ref);
       const ids = idsToDelete(idsOrRecords);
       const total: DeleteResult = { deleted: 0, alreadyDeleted: 0, missing: 0 };

@@ -28,15 +28,15 @@ const ref = (t: StreamRef): StreamRef => ({
 function createHostRecords(records: RecordStore): HostRecords {
   return {
     async batchSave(target, batch) {
-      const result = await records.saveBatch(ref(target), batch);
+      const result = await records.batchSave(ref(target), batch);
       return { added: result.added, updated: result.updated, deleted: 0 };
     },
     async batchUpdate(target, partials) {
-      const result = await records.updateBatch(ref(target), partials);
+      const result = await records.batchUpdate(ref(target), partials);
       return { added: result.added, updated: result.updated, deleted: 0 };
     },
     async batchDelete(target, ids) {
-      return { added: 0, updated: 0, deleted: (await records.deleteBatch(ref(target), ids)).deleted };
+      return { added: 0, updated: 0, deleted: (await records.batchDelete(ref(target), ids)).deleted };
     },
     deleteNotSeenSince: (target, since) => records.deleteNotSeenSince(ref(target), since),
     latestCursorSince: (target, since) => records.latestCursorSince(ref(target), since),

@@ -72,7 +72,7 @@ t.test('dryrun runs scripts locally through the gateway proxy and saves nothing'
     return json(res, { message: 'not found' }, 404);
   });
   const ref = { environment: 'dev', providerConfigKey: 'fake', connectionId: 'c1', model: 'Doc' };
-  await s.gw.gateway.records.saveBatch(ref, [
+  await s.gw.gateway.records.batchSave(ref, [
     { id: '1', title: 'One' },
     { id: '2', title: 'Old two' },
     { id: '9', title: 'Gone' },

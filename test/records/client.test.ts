@@ -20,7 +20,7 @@ t.test('listRecords and recordPages through the Node client', async (t) => {
     credentials: { type: 'API_KEY', apiKey: 'sk_1' },
   });
   const ref = { environment: 'dev', providerConfigKey: 'stripe', connectionId: 'acme', model: 'Invoice' };
-  await gw.gateway.records.saveBatch(
+  await gw.gateway.records.batchSave(
     ref,
     Array.from({ length: 23 }, (_, i) => ({ id: `in_${i}`, amount: i * 100 })),
   );
@@ -41,7 +41,7 @@ t.test('listRecords and recordPages through the Node client', async (t) => {
   t.equal(new Set(seen).size, 23);
 
   const resume = first.records[9]!._service_metadata.cursor;
-  await gw.gateway.records.deleteBatch(ref, ['in_2']);
+  await gw.gateway.records.batchDelete(ref, ['in_2']);
   const deleted = await portico.listRecords({ ...where, cursor: resume, filter: ['deleted', 'updated'] });
   t.same(
     deleted.records.map((r) => r.id),

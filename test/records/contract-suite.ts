@@ -14,7 +14,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       const { store } = await openStore(t, makeStorage);
       const ref = refOf();
       t.same(
-        await store.saveBatch(ref, [
+        await store.batchSave(ref, [
           { id: 1, title: 'one' },
           { id: 'two', title: 'two', nested: { a: [1, 2] } },
         ]),
@@ -51,7 +51,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('identical saves change nothing; changes move the record to the end', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, [
+      await store.batchSave(ref, [
         { id: 'a', v: 1, deep: { x: 1, y: 2 } },
         { id: 'b', v: 1 },
         { id: 'c', v: 1 },
@@ -59,7 +59,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       const before = await readAll(store, ref);
       clock.now += 1000;
       t.same(
-        await store.saveBatch(ref, [
+        await store.batchSave(ref, [
           { deep: { y: 2, x: 1 }, v: 1, id: 'a' },
           { id: 'b', v: 1 },
         ]),
@@ -68,7 +68,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       );
       t.same((await page(store, ref, { cursor: before.last })).records, [], 'no new cursor for an unchanged record');
       t.same(
-        await store.saveBatch(ref, [
+        await store.batchSave(ref, [
           { id: 'a', v: 2, deep: { x: 1, y: 2 } },
           { id: 'd', v: 1 },
         ]),
@@ -83,7 +83,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       t.equal(Date.parse(a._service_metadata.last_modified_at), T0 + 1000);
       t.same(ids((await page(store, ref)).records), ['b', 'c', 'a', 'd'], 'whole stream ordered by modification');
       t.same(
-        await store.saveBatch(ref, [
+        await store.batchSave(ref, [
           { id: 'x', v: 1 },
           { id: 'x', v: 2 },
         ]),
@@ -96,7 +96,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('ties at identical timestamps: limit 1 pages through each exactly once', async (t) => {
       const { store } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(25));
+      await store.batchSave(ref, many(25));
       const seen: string[] = [];
       let cursor: string | undefined;
       for (;;) {
@@ -124,7 +124,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('limit, next_cursor and the last page', async (t) => {
       const { store } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(250));
+      await store.batchSave(ref, many(250));
       const first = await page(store, ref);
       t.equal(first.records.length, 100, 'default limit 100');
       t.equal(first.next_cursor, first.records[99]!._service_metadata.cursor);
@@ -137,16 +137,16 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('soft deletes, un-deletes and full-refresh deletes', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(5));
+      await store.batchSave(ref, many(5));
       const mark = (await readAll(store, ref)).last;
       clock.now += 10;
-      t.same(await store.deleteBatch(ref, ['r000001', { id: 'r000002' }, 'nope']), {
+      t.same(await store.batchDelete(ref, ['r000001', { id: 'r000002' }, 'nope']), {
         deleted: 2,
         alreadyDeleted: 0,
         missing: 1,
       });
       t.same(
-        await store.deleteBatch(ref, ['r000001']),
+        await store.batchDelete(ref, ['r000001']),
         { deleted: 0, alreadyDeleted: 1, missing: 0 },
         'deleting twice is no change',
       );
@@ -160,7 +160,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
 
       clock.now += 10;
       t.same(
-        await store.saveBatch(ref, [{ id: 'r000001', n: 1 }]),
+        await store.batchSave(ref, [{ id: 'r000001', n: 1 }]),
         { added: 1, updated: 0, unchanged: 0 },
         'saving a deleted record brings it back as added',
       );
@@ -172,7 +172,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       // A full-refresh run sees only some records; the rest are deleted.
       clock.now += 10;
       const runStarted = new Date(clock.now);
-      await store.saveBatch(ref, [
+      await store.batchSave(ref, [
         { id: 'r000000', n: 0 },
         { id: 'r000003', n: 3, changed: true },
       ]);
@@ -197,14 +197,14 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('filters, modified_after and ids, alone and combined', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(6));
+      await store.batchSave(ref, many(6));
       clock.now += 100;
-      await store.saveBatch(ref, [
+      await store.batchSave(ref, [
         { id: 'r000001', n: 'changed' },
         { id: 'r000002', n: 'changed' },
       ]);
       clock.now += 100;
-      await store.deleteBatch(ref, ['r000003']);
+      await store.batchDelete(ref, ['r000003']);
       const actions = async (options: Parameters<typeof page>[2]) => ids((await page(store, ref, options)).records);
       t.same(await actions({ filter: ['added'] }), ['r000000', 'r000004', 'r000005']);
       t.same(await actions({ filter: ['updated'] }), ['r000001', 'r000002']);
@@ -254,9 +254,9 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('pruning by age and by cursor keeps ids and metadata', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(4, 0, { secret: 'payload' }));
+      await store.batchSave(ref, many(4, 0, { secret: 'payload' }));
       clock.now += 1000;
-      await store.saveBatch(ref, many(2, 10, { secret: 'payload' }));
+      await store.batchSave(ref, many(2, 10, { secret: 'payload' }));
       const end = (await readAll(store, ref)).last;
       clock.now += 1000;
       t.same(await store.prune(ref, { before: new Date(T0 + 1) }), { ok: true, pruned: 4 });
@@ -282,7 +282,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
 
       clock.now += 1000;
       t.same(
-        await store.saveBatch(ref, many(1, 0, { secret: 'payload' })),
+        await store.batchSave(ref, many(1, 0, { secret: 'payload' })),
         { added: 0, updated: 1, unchanged: 0 },
         'saving a pruned record brings its payload back',
       );
@@ -302,7 +302,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
         refOf({ model: 'PullRequest' }),
         refOf({ variant: 'archived' }),
       ];
-      await store.saveBatch(base, [{ id: 'mine', secret: 1 }]);
+      await store.batchSave(base, [{ id: 'mine', secret: 1 }]);
       const cursor = (await page(store, base)).records[0]!._service_metadata.cursor;
       for (const ref of others) {
         t.same((await page(store, ref)).records, [], `nothing leaks to ${JSON.stringify(ref)}`);
@@ -312,7 +312,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
           { ok: false, reason: 'foreign_cursor' },
           "another stream's cursor is refused",
         );
-        await store.saveBatch(ref, [{ id: 'mine', other: true }]);
+        await store.batchSave(ref, [{ id: 'mine', other: true }]);
       }
       t.same(
         (await page(store, refOf({ variant: 'base' }))).records.map((r) => r.secret),
@@ -330,11 +330,11 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('a record updated while a client pages appears again later', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }]);
+      await store.batchSave(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }]);
       const first = await page(store, ref, { limit: 2 });
       t.same(ids(first.records), ['a', 'b']);
       clock.now += 5;
-      await store.saveBatch(ref, [
+      await store.batchSave(ref, [
         { id: 'a', v: 2 },
         { id: 'd', v: 2 },
       ]);
@@ -349,7 +349,7 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('paging while writes happen skips nothing', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(300));
+      await store.batchSave(ref, many(300));
       let writing = true;
       let round = 0;
       const writer = (async () => {
@@ -360,8 +360,8 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
             id: `r${String((round * 37 + k * 13) % 300).padStart(6, '0')}`,
             n: -round,
           }));
-          await store.saveBatch(ref, [...changed, ...many(5, 1000 + round * 5)]);
-          if (round % 7 === 0) await store.deleteBatch(ref, [`r${String(round).padStart(6, '0')}`]);
+          await store.batchSave(ref, [...changed, ...many(5, 1000 + round * 5)]);
+          if (round % 7 === 0) await store.batchDelete(ref, [`r${String(round).padStart(6, '0')}`]);
           await tick();
         }
         writing = false;
@@ -392,10 +392,10 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('paging while compaction rewrites the log skips nothing', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(3000));
+      await store.batchSave(ref, many(3000));
       // Every other record changes: the first chunks become half dead, then get compacted.
       clock.now += 1;
-      await store.saveBatch(
+      await store.batchSave(
         ref,
         many(3000)
           .filter((_, i) => i % 2 === 0)
@@ -413,11 +413,11 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('history does not grow the log: compaction keeps it proportional to the records', async (t) => {
       const { store, clock } = await openStore(t, makeStorage);
       const ref = refOf();
-      await store.saveBatch(ref, many(500));
+      await store.batchSave(ref, many(500));
       const start = (await readAll(store, ref)).last;
       for (let round = 1; round <= 12; round++) {
         clock.now += 1;
-        await store.saveBatch(ref, many(500, 0, { round }));
+        await store.batchSave(ref, many(500, 0, { round }));
       }
       await store.compact(ref);
       const stats = await store.stats(ref);
@@ -437,8 +437,8 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
       const { store } = await openStore(t, makeStorage);
       const ref = refOf();
       const batch = many(10_000, 0, { name: 'Record', tags: ['x', 'y'] });
-      t.same(await store.saveBatch(ref, batch), { added: 10_000, updated: 0, unchanged: 0 });
-      t.same(await store.saveBatch(ref, batch), { added: 0, updated: 0, unchanged: 10_000 });
+      t.same(await store.batchSave(ref, batch), { added: 10_000, updated: 0, unchanged: 0 });
+      t.same(await store.batchSave(ref, batch), { added: 0, updated: 0, unchanged: 10_000 });
       const { records } = await readAll(store, ref, { limit: 1000 });
       t.equal(records.length, 10_000);
       t.same(
@@ -449,15 +449,15 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
 
     t.test('dropping a connection removes its records and nothing else', async (t) => {
       const { store } = await openStore(t, makeStorage);
-      await store.saveBatch(refOf(), many(3));
-      await store.saveBatch(refOf({ model: 'Comment', variant: 'v2' }), many(2));
-      await store.saveBatch(refOf({ connectionId: 'conn-2' }), many(4));
+      await store.batchSave(refOf(), many(3));
+      await store.batchSave(refOf({ model: 'Comment', variant: 'v2' }), many(2));
+      await store.batchSave(refOf({ connectionId: 'conn-2' }), many(4));
       t.same(await store.dropConnection('dev', 'github', 'conn-1'), { streams: 2, records: 5 });
       t.same((await page(store, refOf())).records, []);
       t.same((await page(store, refOf({ model: 'Comment', variant: 'v2' }))).records, []);
       t.equal((await page(store, refOf({ connectionId: 'conn-2' }))).records.length, 4);
       t.same(
-        await store.saveBatch(refOf(), many(1)),
+        await store.batchSave(refOf(), many(1)),
         { added: 1, updated: 0, unchanged: 0 },
         'a re-created connection starts empty',
       );
@@ -466,15 +466,15 @@ export function runRecordStoreContract(t: Tap, name: string, makeStorage: MakeSt
     t.test('bad input to the write API is refused and changes nothing', async (t) => {
       const { store } = await openStore(t, makeStorage);
       const ref = refOf();
-      await t.rejects(store.saveBatch(ref, [{ id: 'ok' }, { name: 'no id' }]), {
+      await t.rejects(store.batchSave(ref, [{ id: 'ok' }, { name: 'no id' }]), {
         code: 'invalid_request',
         details: { field: 'records[1].id' },
       });
-      await t.rejects(store.saveBatch(ref, [{ id: { nested: true } }]), { code: 'invalid_request' });
-      await t.rejects(store.saveBatch(ref, ['text']), { code: 'invalid_request' });
-      await t.rejects(store.deleteBatch(ref, [null]), { code: 'invalid_request' });
+      await t.rejects(store.batchSave(ref, [{ id: { nested: true } }]), { code: 'invalid_request' });
+      await t.rejects(store.batchSave(ref, ['text']), { code: 'invalid_request' });
+      await t.rejects(store.batchDelete(ref, [null]), { code: 'invalid_request' });
       t.same((await page(store, ref)).records, []);
-      await store.saveBatch(ref, [{ id: 'm', _service_metadata: { cursor: 'forged' } }]);
+      await store.batchSave(ref, [{ id: 'm', _service_metadata: { cursor: 'forged' } }]);
       t.not(
         (await page(store, ref)).records[0]!._service_metadata.cursor,
         'forged',

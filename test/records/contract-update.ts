@@ -8,15 +8,15 @@ export function runUpdateContract(t: Tap, makeStorage: MakeStorage) {
   t.test('a batch update merges into stored records and skips missing and deleted ones', async (t) => {
     const { store, clock } = await openStore(t, makeStorage);
     const ref = refOf();
-    await store.saveBatch(ref, [
+    await store.batchSave(ref, [
       { id: 'a', name: 'A', n: 1 },
       { id: 'b', name: 'B', n: 1 },
       { id: 'gone', n: 1 },
     ]);
-    await store.deleteBatch(ref, ['gone']);
+    await store.batchDelete(ref, ['gone']);
     clock.now += 1000;
     t.same(
-      await store.updateBatch(ref, [
+      await store.batchUpdate(ref, [
         { id: 'a', n: 2 },
         { id: 'b', n: 1 },
         { id: 'nope', n: 9 },
@@ -41,20 +41,20 @@ export function runUpdateContract(t: Tap, makeStorage: MakeStorage) {
       'a deleted record stays deleted',
     );
     t.notOk(rows.has('nope'), 'an update never creates a record');
-    await t.rejects(store.updateBatch(ref, [{ n: 1 }]), { code: 'invalid_request' }, 'a partial needs its id');
+    await t.rejects(store.batchUpdate(ref, [{ n: 1 }]), { code: 'invalid_request' }, 'a partial needs its id');
   });
 
   t.test('batch updates racing saves on the same stream lose nothing', async (t) => {
     const { store } = await openStore(t, makeStorage);
     const ref = refOf();
     const fields = 12;
-    await store.saveBatch(ref, [{ id: 'shared', base: true }]);
+    await store.batchSave(ref, [{ id: 'shared', base: true }]);
     // Each update sets its own field of the same record while saves add records to the stream:
     // an update that read the record outside the stream's lock would write back a stale copy.
     await Promise.all(
       Array.from({ length: fields }, (_, i) => [
-        store.updateBatch(ref, [{ id: 'shared', [`f${i}`]: i }]),
-        store.saveBatch(ref, [{ id: `saved-${i}`, i }]),
+        store.batchUpdate(ref, [{ id: 'shared', [`f${i}`]: i }]),
+        store.batchSave(ref, [{ id: `saved-${i}`, i }]),
       ]).flat(),
     );
     const rows = byId((await page(store, ref, { limit: 1000 })).records as Row[]);
@@ -69,15 +69,15 @@ export function runUpdateContract(t: Tap, makeStorage: MakeStorage) {
     const { store, clock } = await openStore(t, makeStorage);
     const ref = refOf();
     t.equal(await store.latestCursorSince(ref, new Date(0)), null, 'an empty stream has none');
-    await store.saveBatch(ref, [{ id: 'a' }, { id: 'b' }]);
+    await store.batchSave(ref, [{ id: 'a' }, { id: 'b' }]);
     const since = new Date(clock.now);
     t.equal(await store.latestCursorSince(ref, since), null, 'nothing modified after');
     clock.now += 1000;
-    await store.saveBatch(
+    await store.batchSave(
       ref,
       Array.from({ length: 1500 }, (_, i) => ({ id: `n${i}` })),
     );
-    await store.updateBatch(ref, [{ id: 'a', v: 2 }]);
+    await store.batchUpdate(ref, [{ id: 'a', v: 2 }]);
     const all = (await page(store, ref, { limit: 1000, modifiedAfter: since })).next_cursor;
     t.ok(all, 'more than one page changed');
     const last = (await page(store, ref, { ids: ['a'] })).records[0]?._service_metadata.cursor;

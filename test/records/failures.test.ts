@@ -40,15 +40,15 @@ t.test('a write that fails after the log, before the records, loses nothing', as
   const store = createRecordStore({ storage: faulty.storage });
   t.teardown(() => faulty.storage.close());
   const ref = refOf();
-  await store.saveBatch(ref, many(10));
+  await store.batchSave(ref, many(10));
   faulty.failSetMany(2);
-  await t.rejects(store.saveBatch(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]), /storage went away/);
+  await t.rejects(store.batchSave(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]), /storage went away/);
   const now = await readAll(store, ref);
   t.same(ids(now.records), ids(many(10)), 'readers still see every record, in its previous version');
   t.ok(now.records.every((r) => r.v === undefined));
 
   t.same(
-    await store.saveBatch(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]),
+    await store.batchSave(ref, [...many(3, 0, { v: 2 }), ...many(2, 100)]),
     { added: 2, updated: 3, unchanged: 0 },
     'the retry applies',
   );
@@ -73,10 +73,10 @@ t.test('a write that fails before its commit becomes visible at the next write, 
   const store = createRecordStore({ storage: faulty.storage });
   t.teardown(() => faulty.storage.close());
   const ref = refOf();
-  await store.saveBatch(ref, many(10));
+  await store.batchSave(ref, many(10));
   const before = (await readAll(store, ref)).last;
   faulty.failHeadWrite(2);
-  await t.rejects(store.saveBatch(ref, many(2, 0, { v: 2 })), /storage went away/);
+  await t.rejects(store.batchSave(ref, many(2, 0, { v: 2 })), /storage went away/);
   t.same(await store.compact(ref), { removed: 0 });
   const changes = await page(store, ref, { cursor: before });
   t.same(ids(changes.records), ['r000000', 'r000001'], 'the written records are published, at new positions');
@@ -84,8 +84,8 @@ t.test('a write that fails before its commit becomes visible at the next write, 
   t.equal((await readAll(store, ref)).records.length, 10, 'nothing lost, nothing doubled');
 
   faulty.failHeadWrite(2);
-  await t.rejects(store.saveBatch(ref, many(1, 5, { v: 3 })), /storage went away/);
-  await store.saveBatch(ref, many(1, 50));
+  await t.rejects(store.batchSave(ref, many(1, 5, { v: 3 })), /storage went away/);
+  await store.batchSave(ref, many(1, 50));
   const latest = await page(store, ref, { cursor: changes.records.at(-1)!._service_metadata.cursor });
   t.same(ids(latest.records), ['r000005', 'r000050'], 'the next write publishes the failed one too');
 });

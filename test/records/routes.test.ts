@@ -45,7 +45,7 @@ t.test('GET /records: pages, cursors, filters and metadata over HTTP', async (t)
   const gw = await startGateway(t);
   const ref = await setUp(t, gw);
   const { records } = gw.gateway;
-  await records.saveBatch(
+  await records.batchSave(
     ref,
     Array.from({ length: 150 }, (_, i) => ({ id: i, name: `Customer ${i}` })),
   );
@@ -75,13 +75,13 @@ t.test('GET /records: pages, cursors, filters and metadata over HTTP', async (t)
   const savedAt = Date.parse(second.json.records[49]._service_metadata.last_modified_at);
   await after(savedAt);
   t.same(
-    await records.saveBatch(ref, [
+    await records.batchSave(ref, [
       { id: 3, name: 'Renamed' },
       { id: 500, name: 'New' },
     ]),
     { added: 1, updated: 1, unchanged: 0 },
   );
-  await records.deleteBatch(ref, [7]);
+  await records.batchDelete(ref, [7]);
 
   const changes = await get(gw, `?model=Customer&cursor=${lastCursor}`);
   t.same(
@@ -164,7 +164,7 @@ t.test('GET /records: pages, cursors, filters and metadata over HTTP', async (t)
     [12, 3, 500],
     'a list and a repeat combine',
   );
-  await records.saveBatch(ref, [{ id: '3,12', name: 'comma id' }]);
+  await records.batchSave(ref, [{ id: '3,12', name: 'comma id' }]);
   t.same(
     (await get(gw, '?model=Customer&ids=3%2C12')).json.records.map((r: { name: string }) => r.name),
     ['comma id'],
@@ -182,14 +182,14 @@ t.test('GET /records: pages, cursors, filters and metadata over HTTP', async (t)
 t.test('GET /records: every bad input is a 400 naming the parameter, and changes nothing', async (t) => {
   const gw = await startGateway(t);
   const ref = await setUp(t, gw);
-  await gw.gateway.records.saveBatch(ref, [{ id: 1 }]);
+  await gw.gateway.records.batchSave(ref, [{ id: 1 }]);
   const otherCursor = await (async () => {
-    await gw.gateway.records.saveBatch({ ...ref, connectionId: 'user-2' }, [{ id: 1 }]);
+    await gw.gateway.records.batchSave({ ...ref, connectionId: 'user-2' }, [{ id: 1 }]);
     return (await get(gw, '?model=Customer', { headers: headers('user-2') })).json.records[0]._service_metadata
       .cursor as string;
   })();
   const variantCursor = await (async () => {
-    await gw.gateway.records.saveBatch({ ...ref, variant: 'eu' }, [{ id: 1 }]);
+    await gw.gateway.records.batchSave({ ...ref, variant: 'eu' }, [{ id: 1 }]);
     return (await get(gw, '?model=Customer&variant=eu')).json.records[0]._service_metadata.cursor as string;
   })();
   const cases: [query: string, code: string, field: string][] = [
@@ -254,8 +254,8 @@ t.test('GET /records: every bad input is a 400 naming the parameter, and changes
 t.test('GET /records: headers, connections and environments', async (t) => {
   const gw = await startGateway(t);
   const ref = await setUp(t, gw);
-  await gw.gateway.records.saveBatch(ref, [{ id: 'dev-1', secret: 'dev only' }]);
-  await gw.gateway.records.saveBatch({ ...ref, environment: 'prod' }, [{ id: 'prod-1' }]);
+  await gw.gateway.records.batchSave(ref, [{ id: 'dev-1', secret: 'dev only' }]);
+  await gw.gateway.records.batchSave({ ...ref, environment: 'prod' }, [{ id: 'prod-1' }]);
 
   const noKey = await gw.call('GET', '/records?model=Customer', { headers: headers(), key: null });
   t.equal(noKey.status, 401, 'the secret key is required');

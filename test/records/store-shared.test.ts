@@ -16,7 +16,7 @@ for (const store of sharedStores) {
     });
     const ref = refOf({ connectionId: 'two-processes' });
     // Concurrent batches from both: sequence numbers must never collide.
-    await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 2]!.saveBatch(ref, many(50, i * 50))));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 2]!.batchSave(ref, many(50, i * 50))));
     const { records } = await readAll(stores[0]!, ref, { limit: 77 });
     t.equal(records.length, 500, 'every record of both processes, once');
     t.equal(new Set(records.map((r) => r._service_metadata.cursor)).size, 500, 'distinct cursors');

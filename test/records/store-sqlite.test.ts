@@ -13,7 +13,7 @@ t.test('records and cursors survive a restart (close and reopen the file)', asyn
   const ref = refOf();
   const first = createSqliteStorage({ path });
   const before = createRecordStore({ storage: first });
-  await before.saveBatch(ref, many(20));
+  await before.batchSave(ref, many(20));
   const { last } = await readAll(before, ref);
   await before.close();
   await first.close();
@@ -26,7 +26,7 @@ t.test('records and cursors survive a restart (close and reopen the file)', asyn
   });
   t.equal((await readAll(after, ref)).records.length, 20);
   t.same(
-    await after.saveBatch(ref, [...many(1, 5, { changed: true }), ...many(1, 100)]),
+    await after.batchSave(ref, [...many(1, 5, { changed: true }), ...many(1, 100)]),
     { added: 1, updated: 1, unchanged: 0 },
     'change detection works against what the previous process stored',
   );

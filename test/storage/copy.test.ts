@@ -78,7 +78,7 @@ t.test(
     const signing = (await source.call('POST', '/environment/webhook-signing-key')).json.data
       .webhook_signing_key as string;
     const records = createRecordStore({ storage: sqlite });
-    await records.saveBatch(ref, many(250));
+    await records.batchSave(ref, many(250));
     await records.close();
     const listed = await listAll(source);
     t.equal(listed.length, 30);

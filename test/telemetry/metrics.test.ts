@@ -122,9 +122,9 @@ t.test('records written, webhook attempts and backlog', async (t) => {
   await withStripe(gw);
   await importConnection(gw, 'c1');
   const ref = { environment: 'dev', providerConfigKey: 'stripe', connectionId: 'c1', model: 'Invoice' };
-  await gw.gateway.records.saveBatch(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
-  await gw.gateway.records.saveBatch(ref, [{ id: 'a', v: 2 }, { id: 'b' }]);
-  await gw.gateway.records.deleteBatch(ref, ['c']);
+  await gw.gateway.records.batchSave(ref, [{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+  await gw.gateway.records.batchSave(ref, [{ id: 'a', v: 2 }, { id: 'b' }]);
+  await gw.gateway.records.batchDelete(ref, ['c']);
   await waitFor(() => hook.received.length >= 1, 'the auth webhook delivered');
   const text = await waitFor(async () => {
     const got = (await scrape(gw.url)).text;
