@@ -157,6 +157,22 @@ export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions):
         abort.abort();
         await closing;
       }, closeGraceMs);
+      if (worker) stopWorkerTimers(worker);
     },
   };
+}
+
+/**
+ * BullMQ clears its worker's timers (lock renewal, stalled-job check) only at the very end of its
+ * close. When that close is cut short after an outage (a blocking read on a dead connection never
+ * settles), the timers stay armed and keep the process alive for up to the stalled-check interval,
+ * re-arming as they fire. Both are idempotent to stop; neither exists in BullMQ's typings.
+ */
+function stopWorkerTimers(worker: Worker): void {
+  const internals = worker as unknown as {
+    stalledCheckStopper?: () => void;
+    lockManager?: { close?: () => Promise<void> };
+  };
+  internals.stalledCheckStopper?.();
+  void internals.lockManager?.close?.().catch(() => undefined);
 }
