@@ -93,7 +93,8 @@ t.test(
     ms = Math.round(performance.now() - started);
     t.equal(submitted.status, 503, 'the form submit: 503');
     t.ok(ms < answerBound, `in ${ms} ms`);
-    t.match(submitted.text, /<code>store_unavailable<\/code>/, 'the page names the code');
+    t.match(submitted.text, /nothing was stored\. Please try again\./, 'the page tells the end user to try again');
+    t.match(submitted.text, /"error":\{"code":"store_unavailable"/, 'the opener is told the code');
     t.notMatch(submitted.text, /redis|socket|ECONN|no answer within/i, 'no internals on the page');
     t.notOk(
       gw.events.some((e) => e.type === 'connection.created'),
