@@ -1,41 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'node:net';
 import pg from 'pg';
 import type { Test } from 'tap';
+import { answers, requireService } from './service.js';
 
 export const postgresUrl = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** True when something answers on the PostgreSQL port. */
-export function postgresAnswers(url = postgresUrl): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 5432) });
-    socket.setTimeout(1000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
+export const postgresAnswers = (url = postgresUrl) => answers(url, 5432);
 
-/**
- * PostgreSQL-backed tests run when PostgreSQL answers; without it they skip with a reason,
- * except under CI=true where a missing PostgreSQL fails the test.
- */
-export async function requirePostgres(t: Test): Promise<boolean> {
-  if (await postgresAnswers()) return true;
-  if (process.env.CI === 'true') {
-    t.fail(`PostgreSQL does not answer at ${postgresUrl}; under CI the PostgreSQL-backed tests are mandatory`);
-    return false;
-  }
-  t.plan(0, `PostgreSQL does not answer at ${postgresUrl}: skipped (start PostgreSQL to run this test)`);
-  return false;
-}
+/** PostgreSQL-backed tests: skipped without PostgreSQL, except under CI=true where they fail. */
+export const requirePostgres = async (t: Test) => requireService(t, 'PostgreSQL', postgresUrl, await postgresAnswers());
 
 /**
  * A schema of this test run's own (`portico_test_<random>`), dropped at teardown with
