@@ -88,3 +88,38 @@ t.test('a file destination: nothing written out until a chunk fills or a flush; 
     'every line once',
   );
 });
+
+t.test('the request line reads back as what was logged, whatever the values hold', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) });
+  const awkward = {
+    request_id: 'r"3\\',
+    path: '/proxy/a b/\u00e9\u2028\n\t\u0000"x"',
+    status: 502,
+    duration_ms: 1.25,
+    provider_status: null,
+    upstream_ms: Number.NaN,
+    integration: undefined,
+    retried: true,
+  };
+  logger.request(awkward);
+  t.equal(lines.length, 1, 'one line, no raw newline inside it');
+  const line = JSON.parse(lines[0] as string) as Record<string, unknown>;
+  t.same(line, {
+    level: 'info',
+    time: line.time,
+    request_id: 'r"3\\',
+    path: '/proxy/a b/\u00e9\u2028\n\t\u0000"x"',
+    status: 502,
+    duration_ms: 1.25,
+    provider_status: null,
+    upstream_ms: null,
+    retried: true,
+    msg: 'request',
+  });
+  t.notOk('integration' in line, 'an undefined field is left out, as pino leaves it out');
+  t.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const quiet: string[] = [];
+  createLogger({ level: 'warn', write: (l) => quiet.push(l) }).request({ request_id: 'r4' });
+  t.same(quiet, [], 'below info, a request line is not written even when asked for');
+});
