@@ -2,6 +2,7 @@
 export { createMemoryStorage } from './memory.js';
 export { createMemoryCoordinator } from './memory-coordinator.js';
 export { createSqliteStorage, KeyvBetterSqlite, SqliteKeyvTable } from './sqlite.js';
+export { chooseSqliteDriver, type SqliteDriver } from './sqlite-driver.js';
 export { createRedisStorage, createRedisCoordinator, type RedisClient, type RedisStorageOptions } from './redis.js';
 export {
   createPostgresStorage,

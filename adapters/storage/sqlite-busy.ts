@@ -8,14 +8,21 @@ export interface BusyOptions {
 
 export const defaultBusyWaitMs = 1_000;
 /**
- * SQLite's own busy wait sleeps *synchronously* (better-sqlite3 is synchronous): the whole
+ * SQLite's own busy wait sleeps *synchronously* (both drivers are synchronous): the whole
  * event loop would stop for every other request. So SQLite gives up at once, and the waiting
  * happens here, between event-loop turns, at the cost of the request that needs the lock only.
  */
 export const sqliteBusyTimeoutMs = 0;
 
+/** SQLite's primary result codes for "another connection holds the lock". */
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+
 const isBusy = (error: unknown) => {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  // node:sqlite: code ERR_SQLITE_ERROR with SQLite's (extended) result code in `errcode`.
+  if (typeof errcode === 'number') return (errcode & 0xff) === SQLITE_BUSY || (errcode & 0xff) === SQLITE_LOCKED;
+  // better-sqlite3: the result code's name.
   return (
     code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'))
   );
@@ -25,7 +32,7 @@ const isBusy = (error: unknown) => {
  * Runs `work` (one synchronous statement or transaction), retrying while the database is
  * locked, with short growing pauses, until `waitMs` have passed; then the busy error goes to
  * the caller (the gateway answers 503 store_unavailable). A transaction that met the lock was
- * rolled back by better-sqlite3, so running it again is safe.
+ * rolled back by the driver, so running it again is safe.
  */
 export async function retryBusy<T>(work: () => T, waitMs: number): Promise<T> {
   let deadline = 0;

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { retryBusy } from './sqlite-busy.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
 
 /**
  * Group commit for one SQLite connection. A write runs at once inside a transaction left open
@@ -22,7 +22,7 @@ interface Turn {
   reject(error: unknown): void;
 }
 
-export function createGroupCommit(db: Database.Database, busyWaitMs: number): GroupCommit {
+export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): GroupCommit {
   // IMMEDIATE: the write lock is taken at BEGIN, so a lock held elsewhere shows up here (and is
   // waited out by retryBusy) instead of in the middle of a turn's writes.
   const begin = db.prepare('BEGIN IMMEDIATE');

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { deserialize } from './deserialize.js';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { Storage } from '../../lib/storage/index.js';
@@ -11,8 +10,9 @@ import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 import { createGroupCommit, type GroupCommit } from './sqlite-commit.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
+import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from './sqlite-driver.js';
 
-type Db = Database.Database;
+type Db = SqliteDatabase;
 type Entry = { key: string; value: unknown; ttl?: number };
 
 /** Expired rows are invisible at once; deleting them is batched, at most this often, on a write. */
@@ -53,7 +53,7 @@ export class SqliteKeyvTable {
 
   deleteMany = (namespace: string, keys: string[]): number => this.txns.deleteMany(namespace, keys);
 
-  /** Built once: better-sqlite3's `transaction()` makes four wrappers per call. */
+  /** Built once: a driver's `transaction()` makes wrappers per call. */
   private readonly txns: ReturnType<SqliteKeyvTable['transactions']>;
 
   private transactions() {
@@ -71,7 +71,7 @@ export class SqliteKeyvTable {
       }),
       deleteMany: this.db.transaction((namespace: string, keys: string[]) => {
         let deleted = 0;
-        for (const key of keys) deleted += this.stmts.delete.run(namespace, key).changes;
+        for (const key of keys) deleted += Number(this.stmts.delete.run(namespace, key).changes);
         return deleted;
       }),
     };
@@ -108,7 +108,7 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
   readonly opts: { dialect: 'sqlite'; url: string };
 
   constructor(
-    private readonly table: SqliteKeyvTable,
+    readonly table: SqliteKeyvTable,
     namespace?: string,
     /** Contention is waited out asynchronously, up to this long (sqlite-busy.ts). */
     private readonly busyWaitMs = defaultBusyWaitMs,
@@ -174,7 +174,7 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
     return this.busy(() => keys.map((key) => this.table.has(this.ns, key, now)));
   }
 
-  // Paged rather than one live cursor: better-sqlite3 refuses writes while a statement iterates.
+  // Paged rather than one live cursor: the drivers refuse or disturb writes while a statement iterates.
   async *iterator<Value>(namespace?: string): AsyncGenerator<Array<string | Awaited<Value> | undefined>, void> {
     const ns = namespace ?? this.ns;
     let after = '';
@@ -192,18 +192,25 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
  * One SQLite file for everything. Not `shared`: one process owns the file (WAL allows readers in
  * other processes, but locks and counters live in this process's memory coordinator).
  */
-export function createSqliteStorage(options: { path: string; groupCommit?: boolean } & BusyOptions): Storage {
+export function createSqliteStorage(
+  options: {
+    path: string;
+    groupCommit?: boolean;
+    /** `auto` (default): node:sqlite on Node 24.19+, else better-sqlite3 (sqlite-driver.ts). */
+    driver?: SqliteDriver | 'auto';
+  } & BusyOptions,
+): Storage {
   const { path } = options;
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  const db = openSqliteDatabase(path, { driver: options.driver });
+  db.exec('PRAGMA journal_mode = WAL');
   // NORMAL under WAL: a power cut may lose the last commits but never corrupts the file.
-  db.pragma('synchronous = NORMAL');
+  db.exec('PRAGMA synchronous = NORMAL');
   // Opening may wait (once, at start) for another process; after that SQLite never sleeps on the event loop.
-  db.pragma('busy_timeout = 5000');
+  db.exec('PRAGMA busy_timeout = 5000');
   const table = new SqliteKeyvTable(db);
-  db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
+  db.exec(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMs}`);
   const commits = createGroupCommit(db, busyWaitMs);
   // groupCommit: false commits each write alone (what the bench compares against).
   if (options.groupCommit !== false) table.commits = commits;
@@ -251,12 +258,11 @@ function prepareStatements(db: Db) {
   ) WITHOUT ROWID`);
   const live = '(expires IS NULL OR expires > ?)';
   return {
-    // pluck: the value itself, not an object around it (an object per row is most of a read's cost).
-    get: db
-      .prepare<[string, string, number], string>(
-        `SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
-      )
-      .pluck(true),
+    // 'first': the value itself, not an object around it (an object per row is most of a read's cost).
+    get: db.prepare<[string, string, number], string>(
+      `SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
+      'first',
+    ),
     has: db.prepare<[string, string, number], { one: number }>(
       `SELECT 1 AS one FROM portico_kv WHERE namespace = ? AND key = ? AND ${live}`,
     ),

@@ -1,14 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { SqliteDriver } from '../../adapters/storage/index.js';
 
-/** Runs in the second process: takes the write lock, says so, holds it, then commits. */
+/** Runs in the second process, on the driver given: takes the write lock, says so, holds it, then commits. */
 const lockerSource = `
-const Database = require('better-sqlite3');
-const [path, holdMs] = process.argv.slice(1);
-const db = new Database(path, { timeout: 10000 });
+const [path, holdMs, driver] = process.argv.slice(1);
+const db = driver === 'node:sqlite'
+  ? new (require('node:sqlite').DatabaseSync)(path, { timeout: 10000 })
+  : new (require('better-sqlite3'))(path, { timeout: 10000 });
 db.exec('CREATE TABLE IF NOT EXISTS locker (n INTEGER)');
 db.exec('BEGIN IMMEDIATE');
-db.prepare('INSERT INTO locker VALUES (1)').run();
+db.exec('INSERT INTO locker VALUES (1)');
 process.stdout.write('locked\\n');
 setTimeout(() => { db.exec('COMMIT'); db.close(); process.stdout.write('released\\n'); }, Number(holdMs));
 `;
@@ -21,8 +23,10 @@ setTimeout(() => { db.exec('COMMIT'); db.close(); process.stdout.write('released
 export async function lockSqliteFile(
   path: string,
   holdMs: number,
+  driver: SqliteDriver,
 ): Promise<{ child: ChildProcess; released: Promise<void> }> {
-  const child = spawn(process.execPath, ['-e', lockerSource, path, String(holdMs)], {
+  // --no-warnings in this helper process only: Node 22 warns that node:sqlite is experimental.
+  const child = spawn(process.execPath, ['--no-warnings', '-e', lockerSource, path, String(holdMs), driver], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { createSqliteStorage } from '../../adapters/storage/index.js';
+import { openSqliteDatabase, usableSqliteDrivers, type SqliteDriver } from '../../adapters/storage/sqlite-driver.js';
 
 const walBytes = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
 
 /** 200 writes begun in one event-loop turn (values, index entries, deletes): what concurrent imports do. */
-async function burst(path: string, groupCommit: boolean) {
-  const storage = createSqliteStorage({ path, groupCommit });
+async function burst(path: string, groupCommit: boolean, driver: SqliteDriver) {
+  const storage = createSqliteStorage({ path, groupCommit, driver });
   const kv = storage.keyv<{ n: number }>('things');
   const index = storage.index('things');
   await kv.set('warm', { n: 0 });
@@ -19,54 +19,59 @@ async function burst(path: string, groupCommit: boolean) {
   return { storage, grew: walBytes(path) - before };
 }
 
-t.test('writes begun in the same turn share one commit, and each is durable once it resolves', async (t) => {
-  const path = join(t.testdir(), 'grouped.db');
-  const { storage, grew } = await burst(path, true);
-  t.teardown(() => storage.close());
-  // Another connection (another process could do the same) sees every write once they resolved.
-  const other = new Database(path, { readonly: true });
-  t.teardown(() => other.close());
-  t.equal(other.prepare(`SELECT COUNT(*) AS n FROM portico_kv WHERE namespace = 'things'`).get()?.['n' as never], 101);
-  t.equal(other.prepare(`SELECT COUNT(*) AS n FROM portico_index`).get()?.['n' as never], 100);
-  t.same(
-    (await storage.index('things').page('all', 3)).map((p) => p.id),
-    ['k0', 'k1', 'k2'],
+for (const driver of usableSqliteDrivers()) {
+  t.test(
+    `writes begun in the same turn share one commit, and each is durable once it resolves (${driver})`,
+    async (t) => {
+      const path = join(t.testdir(), 'grouped.db');
+      const { storage, grew } = await burst(path, true, driver);
+      t.teardown(() => storage.close());
+      // Another connection (another process could do the same) sees every write once they resolved.
+      const other = openSqliteDatabase(path, { driver, readonly: true });
+      t.teardown(() => other.close());
+      t.equal(other.prepare(`SELECT COUNT(*) FROM portico_kv WHERE namespace = 'things'`, 'first').get(), 101);
+      t.equal(other.prepare(`SELECT COUNT(*) FROM portico_index`, 'first').get(), 100);
+      t.same(
+        (await storage.index('things').page('all', 3)).map((p) => p.id),
+        ['k0', 'k1', 'k2'],
+      );
+
+      // One commit per write appends at least one 4 KiB page per write to the WAL: 200 here.
+      const alone = await burst(join(t.testdir(), 'alone.db'), false, driver);
+      t.teardown(() => alone.storage.close());
+      t.ok(alone.grew >= 200 * 4096, `each write alone: ${alone.grew} WAL bytes`);
+      t.ok(grew < alone.grew / 10, `grouped: ${grew} WAL bytes, against ${alone.grew} one commit per write`);
+    },
   );
 
-  // One commit per write appends at least one 4 KiB page per write to the WAL: 200 here.
-  const alone = await burst(join(t.testdir(), 'alone.db'), false);
-  t.teardown(() => alone.storage.close());
-  t.ok(alone.grew >= 200 * 4096, `each write alone: ${alone.grew} WAL bytes`);
-  t.ok(grew < alone.grew / 10, `grouped: ${grew} WAL bytes, against ${alone.grew} one commit per write`);
-});
-
-t.test('a write is visible to reads on the same storage before its commit', async (t) => {
-  const storage = createSqliteStorage({ path: join(t.testdir(), 'p.db') });
-  t.teardown(() => storage.close());
-  const kv = storage.keyv<string>('ns');
-  let committed = false;
-  const written = kv.set('a', 'one').then(() => {
-    committed = true;
+  t.test(`a write is visible to reads on the same storage before its commit (${driver})`, async (t) => {
+    const storage = createSqliteStorage({ path: join(t.testdir(), 'p.db'), driver });
+    t.teardown(() => storage.close());
+    const kv = storage.keyv<string>('ns');
+    let committed = false;
+    const written = kv.set('a', 'one').then(() => {
+      committed = true;
+    });
+    const deleted = kv.set('b', 'two').then(() => kv.delete('b'));
+    // Microtasks only: Keyv's own awaits pass, the statement runs, the turn has not ended.
+    for (let i = 0; i < 50; i++) await null;
+    t.equal(await kv.get('a'), 'one');
+    t.equal(committed, false, 'read before the commit');
+    await Promise.all([written, deleted]);
+    t.equal(await kv.get('b'), undefined);
+    t.equal(await kv.get('a'), 'one');
   });
-  const deleted = kv.set('b', 'two').then(() => kv.delete('b'));
-  // Microtasks only: Keyv's own awaits pass, the statement runs, the turn has not ended.
-  for (let i = 0; i < 50; i++) await null;
-  t.equal(await kv.get('a'), 'one');
-  t.equal(committed, false, 'read before the commit');
-  await Promise.all([written, deleted]);
-  t.equal(await kv.get('b'), undefined);
-  t.equal(await kv.get('a'), 'one');
-});
 
-t.test('closing the storage commits writes not yet committed', async (t) => {
-  const path = join(t.testdir(), 'p.db');
-  const storage = createSqliteStorage({ path });
-  const write = storage.keyv<string>('ns').set('late', 'kept');
-  // Microtasks only: Keyv reaches the statement, the turn (and its commit) has not ended.
-  for (let i = 0; i < 50; i++) await null;
-  await storage.close();
-  await write;
-  const reopened = createSqliteStorage({ path });
-  t.teardown(() => reopened.close());
-  t.equal(await reopened.keyv<string>('ns').get('late'), 'kept');
-});
+  t.test(`closing the storage commits writes not yet committed (${driver})`, async (t) => {
+    const path = join(t.testdir(), 'p.db');
+    const storage = createSqliteStorage({ path, driver });
+    const write = storage.keyv<string>('ns').set('late', 'kept');
+    // Microtasks only: Keyv reaches the statement, the turn (and its commit) has not ended.
+    for (let i = 0; i < 50; i++) await null;
+    await storage.close();
+    await write;
+    const reopened = createSqliteStorage({ path, driver });
+    t.teardown(() => reopened.close());
+    t.equal(await reopened.keyv<string>('ns').get('late'), 'kept');
+  });
+}

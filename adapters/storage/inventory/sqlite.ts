@@ -1,11 +1,11 @@
-import type Database from 'better-sqlite3';
 import type { IndexEntry, StorageInventory } from '../../../lib/storage/index.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
 const PAGE = 1_000;
 type Row = { namespace: string; list: string; id: string; ord: number };
 
 /** The namespaces of `portico_kv` and the rows of `portico_index`, read in key order a page at a time. */
-export function sqliteInventory(db: Database.Database): StorageInventory {
+export function sqliteInventory(db: SqliteDatabase): StorageInventory {
   return {
     async namespaces() {
       return db

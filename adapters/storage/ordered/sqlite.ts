@@ -1,7 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
+import type { SqliteDatabase } from '../sqlite-driver.js';
 
-/** Rows come back as arrays (`raw`): better-sqlite3 builds an object per row otherwise, 3× the cost of a page. */
+/** Rows come back as arrays: a driver builds an object per row otherwise, 3× the cost of a page. */
 type Row = [ord: number, id: string];
 
 /**
@@ -9,7 +9,7 @@ type Row = [ord: number, id: string];
  * second index on (namespace, list, ord, id) reads a page in order — a seek and `limit` rows.
  */
 export function createSqliteOrderedIndexes(
-  db: Database.Database,
+  db: SqliteDatabase,
   /** How writes run: at once by default; the storage passes its group commit (sqlite-commit.ts). */
   write: <T>(work: () => T) => Promise<T> = async (work) => work(),
 ): (namespace: string) => OrderedIndex {
@@ -28,26 +28,22 @@ export function createSqliteOrderedIndexes(
        ON CONFLICT (namespace, list, id) DO UPDATE SET ord = excluded.ord`,
     ),
     remove: db.prepare<[string, string, string]>(`DELETE FROM portico_index WHERE ${where} AND id = ?`),
-    first: db
-      .prepare<[string, string, number], Row>(
-        `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`,
-      )
-      .raw(true),
-    after: db
-      .prepare<[string, string, number, string, number], Row>(
-        `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`,
-      )
-      .raw(true),
-    last: db
-      .prepare<[string, string, number], Row>(
-        `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`,
-      )
-      .raw(true),
-    before: db
-      .prepare<[string, string, number, string, number], Row>(
-        `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
-      )
-      .raw(true),
+    first: db.prepare<[string, string, number], Row>(
+      `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`,
+      'arrays',
+    ),
+    after: db.prepare<[string, string, number, string, number], Row>(
+      `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`,
+      'arrays',
+    ),
+    last: db.prepare<[string, string, number], Row>(
+      `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`,
+      'arrays',
+    ),
+    before: db.prepare<[string, string, number, string, number], Row>(
+      `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
+      'arrays',
+    ),
     count: db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM portico_index WHERE ${where}`),
   };
   const addMany = db.transaction((namespace: string, entries: readonly ({ list: string } & IndexPosition)[]) => {
