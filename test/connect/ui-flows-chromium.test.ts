@@ -40,6 +40,9 @@ async function walk(t: Test, page: Page, url: string, status: number, heading: s
   t.equal(await page.textContent('h1'), heading);
 }
 
+/** The red warning mark of a failed attempt. */
+const redMarks = (page: Page) => page.locator('.icon [stroke="#b42318"], .icon [fill="#b42318"]').count();
+
 /** What tells the end user whose app this is: the tile's initial and the accent the page is drawn in. */
 async function brandOf(page: Page): Promise<{ tile: string | null; accent: string }> {
   return {
@@ -85,7 +88,11 @@ t.test(
 
     // Signed in as an administrator, consent granted: the tenant proven by the ID token.
     await walk(t, page, await link(gw, 'directory'), 200, 'Connected');
-    t.equal(await page.textContent('.lead'), 'Your Microsoft Entra ID account is now connected to Ledger Sync.');
+    t.equal(
+      await page.textContent('.lead'),
+      "Your organization's Microsoft Entra ID is now connected to Ledger Sync. The consent applies to everyone in the organization.",
+      'the page says the whole organization is connected, not a personal account',
+    );
     t.equal(await page.textContent('.who'), 'Connecting for Grace Hopper · Cobol Works');
     t.same(await brandOf(page), { tile: 'L', accent: '#7c3aed' }, "the integration's brand after the provider");
     t.notMatch(
@@ -168,6 +175,7 @@ t.test(
     );
     t.same(await brandOf(page), { tile: 'L', accent: '#7c3aed' });
     t.match(gw.events.at(-1), { type: 'connection.auth_attempt_failed', code: 'installation_not_verified' });
+    t.ok((await redMarks(page)) > 0, 'a failure shows the red mark');
     await checkPage(t, page, 'app-install-not-verified', ['.lead', '.tile', 'img.logo']);
 
     // A member without rights only requests the installation: an owner has to approve it first.
@@ -178,7 +186,8 @@ t.test(
       await page.textContent('.lead'),
       'The installation waits for an owner of the GitHub organization to approve it. Connect again once it is approved.',
     );
-    await checkPage(t, page, 'app-install-pending', ['.lead', '.tile']);
+    t.equal(await redMarks(page), 0, 'waiting for an owner is not shown as a failure');
+    await checkPage(t, page, 'app-install-pending', ['.lead', '.tile', '.icon']);
     t.equal(await connectionCount(gw), 1, 'neither failure stored a connection');
     t.same(errors, [], 'no script or CSP error on any page');
   },
