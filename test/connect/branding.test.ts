@@ -131,6 +131,26 @@ t.test('an integration carries its own branding: session > integration > gateway
     };
   };
   t.same(await look('branded'), { app: 'Ledger Sync', accent: '#0f766e' }, "the integration's over the gateway's");
+  // A refusal before the session is spent (here: the link opened twice) wears the integration's brand too.
+  const once = await gw.call('POST', '/connect/sessions', {
+    body: { end_user: { id: 'eu' }, allowed_integrations: ['branded'] },
+  });
+  await (await fetch(once.json.data.connect_link)).text();
+  const used = await fetch(once.json.data.connect_link);
+  const usedPage = await used.text();
+  t.equal(used.status, 401);
+  t.match(usedPage, 'Each connect link works once. Ask Ledger Sync for a new one.');
+  t.match(usedPage, '--accent:#0f766e;');
+  const direct = String(once.json.data.connect_link).replace('/oauth/connect?', '/oauth/connect/branded?');
+  const usedDirect = await (await fetch(direct)).text();
+  t.match(usedDirect, 'Ask Ledger Sync for a new one.', 'the integration-level link too');
+  t.match(usedDirect, '--accent:#0f766e;');
+  // The API's description lists the field on both bodies.
+  const doc = (await gw.call('GET', '/openapi.json')).json;
+  const bodyOf = (method: 'post' | 'patch', path: string) =>
+    JSON.stringify(doc.paths[path][method].requestBody.content['application/json'].schema);
+  t.match(bodyOf('post', '/integrations'), /"branding".*"accent_color"/);
+  t.match(bodyOf('patch', '/integrations/{uniqueKey}'), /"branding".*"accent_color"/);
   t.same(
     await look('branded', { branding: { accent_color: '#ff0' } }),
     { app: 'Ledger Sync', accent: '#ff0' },
