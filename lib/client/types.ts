@@ -138,6 +138,8 @@ export interface Integration {
   display_name: string;
   auth_mode: AuthMode;
   credentials: Record<string, unknown> | null;
+  /** The app name and accent colour on this integration's connect pages; null when unset. */
+  branding: { app_name?: string; accent_color?: string } | null;
   callback_url: string;
   setup_url?: string;
   webhook_url: string;

@@ -28,7 +28,7 @@ export interface PageScope {
   reportPerCode?: boolean;
   /** A replay or a stranger's request: logged, never reported to the customer again. */
   quiet?: boolean;
-  /** The session's branding and language, once read. */
+  /** The attempt's branding (the session's, over the integration's once known) and language. */
   branding?: LookParts['branding'];
   locale?: LookParts['locale'];
 }

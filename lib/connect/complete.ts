@@ -44,10 +44,12 @@ export async function completeConnection(
     },
     flow.origin,
   );
-  sendSuccessPage(ctx, look, {
-    provider_config_key: connection.provider_config_key,
-    connection_id: connection.connection_id,
-  });
+  sendSuccessPage(
+    ctx,
+    look,
+    { provider_config_key: connection.provider_config_key, connection_id: connection.connection_id },
+    flow.kind === 'admin_consent' ? 'organization' : 'account',
+  );
 }
 
 /** A hook failing (or missing) is logged; the connection is already stored and stays. */

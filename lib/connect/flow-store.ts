@@ -30,7 +30,7 @@ export interface Flow {
   /** Admin consent proven by ID token: the OpenID `nonce` the token must carry. */
   oidc_nonce: string | null;
   connection_config: Record<string, string>;
-  /** The connect session's branding and language, for the pages after the provider (absent on older flows). */
+  /** The attempt's brand (the session's over the integration's) and language, for the pages after the provider (absent on older flows). */
   branding?: Branding | null;
   locale?: string | null;
   /** PKCE verifier, sealed with the gateway cipher. */

@@ -7,7 +7,7 @@ import type { Provider } from '../providers/index.js';
 import { pageRoute, type Attempt, type PageScope } from './attempt.js';
 import { sendChooserPage } from './pages/chooser-page.js';
 import { logoUrlFor } from './pages/look.js';
-import { lookFor } from './look.js';
+import { brandingOf, lookFor } from './look.js';
 import { mergeConnectionConfig } from './connection-config.js';
 import type { FlowDeps } from './deps.js';
 import { submitForm } from './flows/credentials-form.js';
@@ -95,8 +95,10 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
           return p !== undefined && connectable(p);
         });
       const [only] = integrations;
-      if (only && integrations.length === 1)
+      if (only && integrations.length === 1) {
         scope.attempt = attemptFor(session, only.unique_key, deps.catalog.get(only.provider) as Provider);
+        scope.branding = brandingOf(session.branding, only.branding);
+      }
       if (expired || used) throw sessionGone(expired);
       if (!only) throw new GatewayError('integration_not_allowed', 'There is nothing to connect with this link.');
       const query = ctx.querystring;
@@ -143,6 +145,9 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
       if (!provider)
         throw new GatewayError('unknown_provider', `Provider "${integration.provider}" is not in the catalog.`);
       scope.attempt = attemptFor(session, key, provider);
+      // The session's brand over the integration's, on this page, the form and the pages after the provider.
+      const branding = brandingOf(session.branding, integration.branding);
+      scope.branding = branding;
       if (expired || used) throw sessionGone(expired);
       if (session.allowed_integrations && !session.allowed_integrations.includes(key)) {
         throw new GatewayError('integration_not_allowed', `This connect link does not allow connecting "${key}".`);
@@ -155,7 +160,7 @@ export function createConnectRoutes(deps: FlowDeps): RouteSpec[] {
         connection_id: session.connection_id,
         origin: scope.origin,
         pinned_tenant: pinnedTenant(session, key),
-        branding: session.branding ?? null,
+        branding,
         locale: session.locale ?? null,
         connection_config: mergeConnectionConfig(
           provider,

@@ -16,6 +16,18 @@ export interface LookParts {
 const definedFields = (branding: Branding | null | undefined): Branding =>
   Object.fromEntries(Object.entries(branding ?? {}).filter(([, value]) => value !== undefined && value !== null));
 
+/**
+ * The brand an attempt's pages show: the session's fields over the integration's (the gateway's
+ * `connectBranding` and the defaults fill the rest when the page is drawn).
+ */
+export const brandingOf = (
+  session: Branding | null | undefined,
+  integration: Branding | null | undefined,
+): Branding | null => {
+  const merged = { ...definedFields(integration), ...definedFields(session) };
+  return Object.keys(merged).length > 0 ? merged : null;
+};
+
 /** The page's presentation: the customer's brand, the end user's language, the provider's face. */
 export function lookFor(
   deps: Pick<FlowDeps, 'baseUrl' | 'catalog' | 'defaultBranding'>,
@@ -25,7 +37,7 @@ export function lookFor(
 ): Look {
   return lookOf({
     baseUrl: deps.baseUrl,
-    // The session's fields win; the gateway's `connectBranding` fills the rest.
+    // The session's (or integration's) fields win; the gateway's `connectBranding` fills the rest.
     branding: { ...deps.defaultBranding, ...definedFields(parts.branding) },
     locale: parts.locale,
     acceptLanguage: ctx.get('accept-language') || undefined,

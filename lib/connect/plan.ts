@@ -26,7 +26,7 @@ export interface StartBase {
   /** Admin consent: the tenant the customer's backend pinned on the session. */
   pinned_tenant: string | null;
   connection_config: Record<string, string>;
-  /** The connect session's branding and language (the pages after the provider show them too). */
+  /** The brand (the session's over the integration's) and the session's language; the pages after the provider show them too. */
   branding: Branding | null;
   locale: string | null;
 }

@@ -15,3 +15,4 @@ export {
   type IntegrationCredentials,
 } from './schema.js';
 export { defaultScopeConflict, normalizeScopes } from './scopes.js';
+export { brandingSchema, isHexColour, type Branding } from './branding.js';

@@ -1,4 +1,5 @@
 import type { AuthMode } from '../providers/index.js';
+import type { Branding } from './branding.js';
 import type { IntegrationCredentials } from './schema.js';
 
 /** What the store keeps: the credentials sealed. */
@@ -7,6 +8,8 @@ export interface StoredIntegration {
   provider: string;
   display_name: string;
   credentials: string | null;
+  /** Absent on integrations stored before they could be branded. */
+  branding?: Branding | null;
   created_at: string;
   updated_at: string;
   /** Its place in the environment's list (lib/storage collection); set by the store. */
@@ -21,6 +24,8 @@ export interface Integration {
   display_name: string;
   auth_mode: AuthMode;
   credentials: IntegrationCredentials | null;
+  /** How the customer's app appears on this integration's connect pages (a session's `branding` wins). */
+  branding: Branding | null;
   created_at: string;
   updated_at: string;
 }
@@ -66,6 +71,7 @@ export function publicIntegration(integration: Integration, urls: IntegrationUrl
     display_name: integration.display_name,
     auth_mode: integration.auth_mode,
     credentials,
+    branding: integration.branding,
     callback_url: urls.callbackUrl,
     ...(integration.auth_mode === 'APP' ? { setup_url: urls.setupUrl } : {}),
     webhook_url: urls.webhookUrl(integration.environment, integration.unique_key),

@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
+import { brandingSchema } from './branding.js';
 import { defaultScopeConflict, normalizeScopes } from './scopes.js';
 
 const scopes = z
@@ -66,6 +67,8 @@ export const createIntegrationSchema = z
     provider: z.string().min(1),
     display_name: z.string().min(1).max(200).optional(),
     credentials: integrationCredentialsSchema.optional(),
+    /** The app name and accent colour on this integration's connect pages (a session's `branding` wins field by field). */
+    branding: brandingSchema.optional(),
   })
   .strict();
 
@@ -73,5 +76,7 @@ export const updateIntegrationSchema = z
   .object({
     display_name: z.string().min(1).max(200).optional(),
     credentials: integrationCredentialsSchema.nullable().optional(),
+    /** Replaces the integration's branding as a whole; null removes it. */
+    branding: brandingSchema.nullable().optional(),
   })
   .strict();

@@ -2,6 +2,7 @@ import type { Cipher } from '../crypto/index.js';
 import { fail } from '../errors.js';
 import type { Catalog } from '../providers/index.js';
 import { allList, createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
+import type { Branding } from './branding.js';
 import type { Integration, StoredIntegration } from './integration.js';
 import type { IntegrationCredentials } from './schema.js';
 
@@ -10,12 +11,18 @@ export interface IntegrationInput {
   provider: string;
   display_name?: string | undefined;
   credentials?: IntegrationCredentials | undefined;
+  branding?: Branding | undefined;
 }
 
 export interface IntegrationUpdate {
   display_name?: string | undefined;
   credentials?: IntegrationCredentials | null | undefined;
+  branding?: Branding | null | undefined;
 }
+
+/** An empty branding object means none. */
+const brandingOrNull = (branding: Branding | null | undefined): Branding | null =>
+  branding && Object.values(branding).some((v) => v !== undefined) ? { ...branding } : null;
 
 export interface IntegrationService {
   create(env: string, input: IntegrationInput): Promise<Integration>;
@@ -60,6 +67,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
     display_name: stored.display_name,
     auth_mode: catalog.get(stored.provider)?.auth_mode ?? 'NONE',
     credentials: stored.credentials ? cipher.open<IntegrationCredentials>(stored.credentials) : null,
+    branding: brandingOrNull(stored.branding),
     created_at: stored.created_at,
     updated_at: stored.updated_at,
   });
@@ -91,6 +99,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
           provider: input.provider,
           display_name: input.display_name ?? catalog.get(input.provider)?.display_name ?? input.provider,
           credentials: input.credentials ? cipher.seal(input.credentials) : null,
+          branding: brandingOrNull(input.branding),
           created_at: now,
           updated_at: now,
         };
@@ -140,6 +149,7 @@ export function createIntegrationService(deps: IntegrationServiceDeps): Integrat
           ...(update.credentials !== undefined
             ? { credentials: update.credentials === null ? null : cipher.seal(update.credentials) }
             : {}),
+          ...(update.branding !== undefined ? { branding: brandingOrNull(update.branding) } : {}),
           updated_at: new Date().toISOString(),
         };
         await store.put(env, uniqueKey, next, stored);

@@ -1,10 +1,7 @@
+import { isHexColour } from '../../integrations/index.js';
+
 /** The accent when the session names none (a blue with white text at 5.3:1). */
 export const defaultAccent = '#2b59c3';
-
-const hexColour = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
-
-/** `#rgb` or `#rrggbb` only: the value is written into CSS, so nothing else may pass. */
-export const isHexColour = (value: unknown): value is string => typeof value === 'string' && hexColour.test(value);
 
 type Rgb = [number, number, number];
 

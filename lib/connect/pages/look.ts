@@ -1,14 +1,11 @@
 import type { EndUser } from '../../connections/index.js';
 import type { Provider } from '../../providers/index.js';
+import type { Branding } from '../../integrations/index.js';
 import { paletteOf, type Palette } from './colour.js';
 import { messagesFor, pickLocale, type Messages } from './text/index.js';
 
-/** How the customer's app presents itself on the connect pages (connect session `branding`). */
-export interface Branding {
-  app_name?: string | undefined;
-  /** `#rgb` or `#rrggbb`; anything else falls back to the default accent. */
-  accent_color?: string | undefined;
-}
+/** How the customer's app presents itself (connect session, integration, gateway option); one schema checks them all. */
+export type { Branding } from '../../integrations/index.js';
 
 export interface ProviderFace {
   displayName: string;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { connectionConfigSchema, connectionId, endUserSchema } from '../../connections/index.js';
 import type { EndUser } from '../../connections/index.js';
-import { uniqueKey } from '../../integrations/index.js';
-import { isHexColour } from '../pages/colour.js';
-import type { Branding } from '../pages/look.js';
+import { brandingSchema, uniqueKey, type Branding } from '../../integrations/index.js';
 import { locales } from '../pages/text/index.js';
 import { isSafeConfigValue, safeConfigValueRule } from '../../providers/protocol/index.js';
 
@@ -39,14 +37,6 @@ const organizationSchema = z
   .object({
     id: z.string().min(1).max(255),
     display_name: z.string().max(255).optional(),
-  })
-  .strict();
-
-/** How the customer's app appears on the connect pages: its name and accent colour. */
-const brandingSchema = z
-  .object({
-    app_name: z.string().trim().min(1).max(80).optional(),
-    accent_color: z.string().refine(isHexColour, 'must be a hex colour: #rgb or #rrggbb').optional(),
   })
   .strict();
 

@@ -43,6 +43,8 @@ export const en: Messages = {
   success: {
     title: 'Connected',
     body: (provider, app) => `Your ${provider} account is now connected to ${app}.`,
+    organizationBody: (provider, app) =>
+      `Your organization's ${provider} is now connected to ${app}. The consent applies to everyone in the organization.`,
   },
   failure: {
     unavailable: {

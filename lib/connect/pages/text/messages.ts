@@ -37,7 +37,12 @@ export interface Messages {
     lead: (provider: string) => string;
     link: (provider: string) => string;
   };
-  success: { title: string; body: (provider: string, app: string) => string };
+  success: {
+    title: string;
+    body: (provider: string, app: string) => string;
+    /** After an administrator's consent: the whole organization is connected, not the person's own account. */
+    organizationBody: (provider: string, app: string) => string;
+  };
   /** Failure pages: a heading and one sentence, by kind. */
   failure: Record<FailureKind, { title: string; body: (provider: string, app: string) => string }>;
   /** What a refused form says above its fields. */
