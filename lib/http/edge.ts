@@ -14,6 +14,14 @@ interface UpstreamFields {
 
 const clientRequestId = /^[\w.-]{1,64}$/;
 
+/** Koa's `ctx.path` without its URL parse for the usual origin-form target (`/a/b?c`): the part before `?`. */
+function pathOf(ctx: Context): string {
+  const url = ctx.url;
+  if (url.charCodeAt(0) !== 47 || url.includes('#')) return ctx.path;
+  const mark = url.indexOf('?');
+  return mark === -1 ? url : url.slice(0, mark);
+}
+
 /**
  * The edge of the stack, around `inner` (no compose in between): gives each request an id (echoed as `X-Request-Id`:
  * set here for what Koa answers, by the proxy for the provider responses it writes itself),
@@ -40,7 +48,7 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
           ? {
               request_id: id,
               method: ctx.method,
-              path: ctx.path,
+              path: pathOf(ctx),
               status: ctx.status,
               duration_ms: duration,
               environment,
@@ -53,7 +61,7 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
           : {
               request_id: id,
               method: ctx.method,
-              path: ctx.path,
+              path: pathOf(ctx),
               status: ctx.status,
               duration_ms: duration,
               environment,
@@ -61,7 +69,8 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
       );
     };
     // A response still streaming (a proxied body) is logged when it ends.
-    if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.once('close', line);
+    // `on`, not `once`: a response closes once, and `once` wraps each listener in a closure of its own.
+    if (ctx.respond === false && !ctx.res.writableEnded && !ctx.res.destroyed) ctx.res.on('close', line);
     else line();
   };
 
