@@ -43,6 +43,11 @@ export interface GatewayOptions {
    * stop, then logs it and moves on, so closing always ends. Default 5 s.
    */
   closeTimeoutMs?: number;
+  /**
+   * `close()` resolves within this long in all, whatever the store does: parts not stopped by
+   * then are logged and left to stop on their own. Default 10 s.
+   */
+  closeDeadlineMs?: number;
   /** Largest JSON body a route accepts. Default 1 MiB. */
   bodyLimit?: number;
   /** Webhook delivery (timeout 20 s, 2 retries by default), queue and history settings. */

@@ -315,7 +315,10 @@ export async function createGateway(options: GatewayOptions) {
     metrics,
     /** `health.register(name, check)`: adds a check to `GET /health/ready` (a worker pool, a queue consumer). */
     health: { register: readiness.register },
-    /** Stops what the gateway started (timers, workers). The storage belongs to the caller. */
-    close: () => closeParts(closers, logger, options.closeTimeoutMs),
+    /**
+     * Stops what the gateway started (timers, workers), each part within `closeTimeoutMs` and all
+     * within `closeDeadlineMs` (10 s), so it resolves whatever the store does. The storage belongs to the caller.
+     */
+    close: () => closeParts(closers, logger, { partMs: options.closeTimeoutMs, totalMs: options.closeDeadlineMs }),
   };
 }

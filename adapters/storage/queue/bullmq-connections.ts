@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Command, type RedisOptions } from 'ioredis';
 
 /** Reconnect delays while Redis is away: short, so the work resumes soon after Redis returns. */
 const reconnectDelayMs = (attempt: number) => Math.min(100 * 2 ** attempt, 1_000);
@@ -8,6 +8,23 @@ const connectTimeoutMs = 1_500;
 
 /** Longest `end()` waits for the clients caught between two reconnect attempts to settle. */
 const settleMs = reconnectDelayMs(Infinity) + connectTimeoutMs + 500;
+
+/** Client states in which a command can no longer reach Redis. */
+const unreachable = new Set(['reconnecting', 'close', 'end']);
+
+/**
+ * What a command sent on a closing queue without a connection fails with. Deliberately not
+ * ioredis' "Connection is closed.": BullMQ retries a job's bookkeeping on that error forever, and
+ * while its worker is closing it retries without a pause (`retryIfFailed`); a command on a client
+ * that has ended fails at once, so that became a promise loop that never let the event loop turn.
+ * On any other error BullMQ gives up; the job, still locked, is handed out again once its lock lapses.
+ */
+export class QueueClosedError extends Error {
+  constructor() {
+    super('queue: closed while Redis is away');
+    this.name = 'QueueClosedError';
+  }
+}
 
 export interface QueueConnections {
   producer(): Redis;
@@ -22,7 +39,9 @@ export interface QueueConnections {
  * - once `end()` starts, no client reconnects (their retry strategy answers "stop");
  * - ioredis' `disconnect()` on a client waiting to reconnect never emits `end`, and BullMQ's
  *   worker waits for that event when it closes (ioredis issue 1247), so `end()` first lets each
- *   such client make its last attempt, then hands over to BullMQ, then disconnects whatever is left.
+ *   such client make its last attempt, then hands over to BullMQ, then disconnects whatever is left;
+ * - once `end()` starts, a command that cannot reach Redis fails with `QueueClosedError`, which
+ *   BullMQ does not retry (a job that failed during the outage spun its close forever: issue 16).
  */
 export function createQueueConnections(url: string): QueueConnections {
   let ending = false;
@@ -38,7 +57,16 @@ export function createQueueConnections(url: string): QueueConnections {
   /** A client whose copies (BullMQ's blocking connection is one) are owned too. */
   class Owned extends Redis {
     override duplicate(override?: Partial<RedisOptions>): Redis {
-      return own(super.duplicate(override));
+      return own(new Owned({ ...this.options, ...override }));
+    }
+
+    /** Once `end()` has started, a command that cannot reach Redis fails with QueueClosedError. */
+    override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+      if (ending && unreachable.has(this.status)) {
+        command.reject(new QueueClosedError());
+        return command.promise;
+      }
+      return super.sendCommand(command, stream);
     }
   }
 
@@ -49,7 +77,7 @@ export function createQueueConnections(url: string): QueueConnections {
      */
     producer: () =>
       own(
-        new Redis(url, {
+        new Owned(url, {
           ...base,
           maxRetriesPerRequest: 0,
           enableOfflineQueue: false,
