@@ -123,3 +123,27 @@ t.test('the request line reads back as what was logged, whatever the values hold
   createLogger({ level: 'warn', write: (l) => quiet.push(l) }).request({ request_id: 'r4' });
   t.same(quiet, [], 'below info, a request line is not written even when asked for');
 });
+
+t.test('a file destination keeps multi-byte text and a line longer than a chunk whole, in order', async (t) => {
+  const file = join(t.testdir(), 'wide.log');
+  const logger = createLogger({ destination: file });
+  const long = 'é—🙂'.repeat(30_000);
+  logger.info('before', { text: 'naïve — ✓' });
+  logger.info('long', { text: long });
+  for (let i = 0; i < 3_000; i++) logger.request({ request_id: `r${i}`, path: `/proxy/ünï/${i}` });
+  logger.flush();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { msg: string; text?: string; request_id?: string; path?: string });
+  t.equal(lines.length, 3_002, 'every line, none cut');
+  t.equal(lines[0]?.text, 'naïve — ✓');
+  t.equal(lines[1]?.text, long, 'a line over 64 KiB arrives whole');
+  t.same(
+    lines.slice(2).map((l) => l.request_id),
+    Array.from({ length: 3_000 }, (_, i) => `r${i}`),
+    'request lines in order',
+  );
+  t.equal(lines[3_001]?.path, '/proxy/ünï/2999');
+});
