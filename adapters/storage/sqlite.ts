@@ -10,6 +10,7 @@ import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 import { createGroupCommit, type GroupCommit } from './sqlite-commit.js';
+import { createSqlitePageReader } from './sqlite-reader/index.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
 
 type Db = Database.Database;
@@ -192,7 +193,14 @@ export class KeyvBetterSqlite extends EventEmitter implements KeyvStoreAdapter {
  * One SQLite file for everything. Not `shared`: one process owns the file (WAL allows readers in
  * other processes, but locks and counters live in this process's memory coordinator).
  */
-export function createSqliteStorage(options: { path: string; groupCommit?: boolean } & BusyOptions): Storage {
+export function createSqliteStorage(
+  options: {
+    path: string;
+    groupCommit?: boolean;
+    /** Listing pages read on a worker thread (sqlite-reader/); false reads them on the caller's. Default true (never for `:memory:`). */
+    pageReader?: boolean;
+  } & BusyOptions,
+): Storage {
   const { path } = options;
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -210,6 +218,7 @@ export function createSqliteStorage(options: { path: string; groupCommit?: boole
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db, table.commits?.write);
+  const pages = path !== ':memory:' && options.pageReader !== false ? createSqlitePageReader({ path }) : undefined;
 
   const storage: Storage = {
     kind: 'sqlite',
@@ -226,10 +235,12 @@ export function createSqliteStorage(options: { path: string; groupCommit?: boole
     },
     coordinator,
     index,
+    pages,
     queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     inventory: sqliteInventory(db),
     async close() {
       await coordinator.close();
+      await pages?.close();
       keyvs.clear();
       commits.flush();
       if (db.open) db.close();
