@@ -8,7 +8,8 @@
  *   npm run bench:connections -- --n 100000 --stores sqlite
  *
  * Options: --n N, --stores sqlite,redis, --in-flight 16, --client process|inline (where the importing and
- * listing client runs: its own process, default, or the gateway's), --samples 200, --batched 10000
+ * listing client runs: its own process, default, or the gateway's), --page-reader on|off (SQLite: listing
+ * pages read on a worker thread, default, or on the gateway's), --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
  * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
  * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     stores: { type: 'string', default: 'sqlite,redis' },
     'in-flight': { type: 'string', default: '16' },
     client: { type: 'string', default: 'process' },
+    'page-reader': { type: 'string', default: 'on' },
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
@@ -215,7 +217,8 @@ for (const kind of String(args.stores).split(',')) {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     const path = join(dir, 'portico.db');
-    const storage = createSqliteStorage({ path });
+    // --page-reader off: SQLite's listing pages read on the gateway's thread (as before the worker).
+    const storage = createSqliteStorage({ path, pageReader: args['page-reader'] !== 'off' });
     const size = async () =>
       ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {
