@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { deserialize } from './deserialize.js';
+import { deserialize, storedValue } from './deserialize.js';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
-import type { Storage } from '../../lib/storage/index.js';
+import { collectPage, type PageRequest, type Storage } from '../../lib/storage/index.js';
 import { sqliteInventory } from './inventory/sqlite.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
@@ -218,7 +218,17 @@ export function createSqliteStorage(
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db, table.commits?.write);
-  const pages = path !== ':memory:' && options.pageReader !== false ? createSqlitePageReader({ path }) : undefined;
+  // Pages are read here until the reader's worker runs (and where there is none).
+  const inProcess = (request: PageRequest) =>
+    collectPage(
+      {
+        positions: (list, limit, after, reverse) => index(request.namespace).page(list, limit, after, reverse),
+        values: (keys) => table.getMany(request.namespace, keys).map(storedValue),
+      },
+      request,
+    );
+  const pages =
+    path !== ':memory:' && options.pageReader !== false ? createSqlitePageReader({ path, inProcess }) : undefined;
 
   const storage: Storage = {
     kind: 'sqlite',

@@ -21,6 +21,15 @@ async function fill(path: string, n: number, hold_ms = 0) {
   await storage.close();
 }
 
+/** Waits (on a loaded machine, a worker thread under the TypeScript loader takes seconds to start) until `ready`. */
+async function until(ready: () => Promise<boolean>) {
+  const deadline = Date.now() + 120_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error('the page reader did not take over in 120 s');
+    await setTimeout(50);
+  }
+}
+
 t.test('pages are read on a worker thread, the same pages as read in process', async (t) => {
   const path = join(t.testdir(), 'portico.db');
   await fill(path, 25);
@@ -45,6 +54,14 @@ t.test('pages are read on a worker thread, the same pages as read in process', a
       after = page.next;
     }
   };
+  // Until its worker runs and has loaded the view, the reader reads in process.
+  const offItems = createCollection<Item>(off, 'items');
+  await until(async () => {
+    const [row] = JSON.parse((await offItems.pageText('env', 'all', onThread, { limit: 1 })).json) as {
+      thread: number;
+    }[];
+    return row !== undefined && row.thread !== 0;
+  });
   for (const reverse of [false, true]) {
     const inProcess = await walk(here, reverse);
     const offThread = await walk(off, reverse);
@@ -73,6 +90,12 @@ t.test('a page written and committed is read by the worker at once', async (t) =
   const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db') });
   t.teardown(() => storage.close());
   const items = createCollection<Item>(storage, 'items');
+  await items.put('env', 'w', { id: 'w' }, undefined);
+  await until(async () => {
+    const [row] = JSON.parse((await items.pageText('env', 'all', onThread, { limit: 1 })).json) as { thread: number }[];
+    return row !== undefined && row.thread !== 0;
+  });
+  await items.delete('env', 'w', { id: 'w' });
   const ids = async () =>
     (JSON.parse((await items.pageText('env', 'all', onThread, { limit: 100 })).json) as Item[]).map((r) => r.id);
   t.same(await ids(), []);
@@ -86,7 +109,12 @@ t.test('a page written and committed is read by the worker at once', async (t) =
 t.test('reads are bounded: a full queue is refused at once, a stuck read fails at its deadline', async (t) => {
   const path = join(t.testdir(), 'portico.db');
   await fill(path, 3, 400);
-  const reader = createSqlitePageReader({ path, maxPending: 2, deadlineMs: 300 });
+  const reader = createSqlitePageReader({
+    path,
+    maxPending: 2,
+    deadlineMs: 300,
+    inProcess: () => Promise.reject(new Error('read in process')),
+  });
   t.teardown(() => reader.close());
   const request = (limit: number) => ({
     namespace: 'items',
@@ -95,8 +123,17 @@ t.test('reads are bounded: a full queue is refused at once, a stuck read fails a
     limit,
     view: stuck,
   });
-  // Started, so that the deadline below counts the read alone.
-  await reader.read({ ...request(1), view: onThread });
+  // Started, with the views loaded (reads go to the worker from then on).
+  // (A stuck read on the worker fails at its deadline; one in process fails at once, saying so.)
+  const onWorker = (view: ValueView) => () =>
+    reader.read({ ...request(1), view }).then(
+      () => true,
+      (error: Error) => !/read in process/.test(error.message),
+    );
+  await until(onWorker(onThread));
+  await until(onWorker(stuck));
+  // That stuck read holds the worker for 400 ms.
+  await setTimeout(500);
   const started = Date.now();
   const first = reader.read(request(3));
   const second = reader.read(request(3));
@@ -105,7 +142,7 @@ t.test('reads are bounded: a full queue is refused at once, a stuck read fails a
   t.ok(Date.now() - started < 1_000, 'at its deadline, not when the read ends');
   await t.rejects(second, /300 ms|deadline/);
   // The stuck read holds the worker until it ends (1.2 s); the one queued behind it is skipped, not run.
-  await setTimeout(Math.max(0, started + 1_400 - Date.now()));
+  await setTimeout(Math.max(0, started + 1_500 - Date.now()));
   const page = await reader.read({ ...request(3), view: onThread });
   t.equal(page.count, 3, 'the reader serves again afterwards');
 });

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 // The light door: a worker thread loads the page logic, not the whole storage feature.
-import { collectPage, type PageRequest } from '../../../lib/storage/page-reader.js';
-import { deserialize } from '../deserialize.js';
+import { collectPage, loadView, type PageRequest, type ValueView } from '../../../lib/storage/page-reader.js';
+import { storedValue } from '../deserialize.js';
 import { openReadConnection } from './driver.js';
 
 /** What the gateway's thread sends: one page to read, and when the answer stops being wanted. */
@@ -12,21 +12,20 @@ export interface ReadMessage {
   request: PageRequest;
 }
 
+/** Loads a view ahead of the reads that use it (they run in process until it is loaded). */
+export interface LoadMessage {
+  load: ValueView;
+}
+
 export type ReplyMessage =
   | { ready: true }
+  | { loaded: string }
   | { id: number; page: { json: string; count: number; next: { order: number; id: string } | null } }
   | { id: number; error: string };
 
 const port = parentPort;
 if (!port) throw new Error('the SQLite page reader runs in a worker thread');
 const db = openReadConnection((workerData as { path: string }).path);
-
-/** Keyv's stored text is `{"value":…,"expires":…}`; an entry past its expiry is not there. */
-const valueOf = (text: string | undefined): unknown => {
-  if (text === undefined) return undefined;
-  const entry = deserialize<{ value?: unknown; expires?: number | null }>(text);
-  return typeof entry.expires === 'number' && entry.expires <= Date.now() ? undefined : entry.value;
-};
 
 async function read(message: ReadMessage): Promise<ReplyMessage> {
   const { id, deadline, request } = message;
@@ -36,7 +35,7 @@ async function read(message: ReadMessage): Promise<ReplyMessage> {
     const page = await collectPage(
       {
         positions: (list, limit, after, reverse) => db.positions(request.namespace, list, limit, after, reverse),
-        values: (keys) => db.values(request.namespace, keys).map(valueOf),
+        values: (keys) => db.values(request.namespace, keys).map(storedValue),
       },
       request,
     );
@@ -50,7 +49,16 @@ async function read(message: ReadMessage): Promise<ReplyMessage> {
 
 // One read at a time: each holds the connection's read transaction.
 let queue = Promise.resolve();
-port.on('message', (message: ReadMessage) => {
+port.on('message', (message: ReadMessage | LoadMessage) => {
+  if ('load' in message) {
+    const { module, name } = message.load;
+    // A view that fails to load is never reported loaded: its pages stay in process.
+    loadView(message.load).then(
+      () => port.postMessage({ loaded: `${module}#${name}` } satisfies ReplyMessage),
+      () => undefined,
+    );
+    return;
+  }
   queue = queue.then(async () => port.postMessage(await read(message)));
 });
 port.postMessage({ ready: true } satisfies ReplyMessage);
