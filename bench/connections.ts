@@ -173,19 +173,26 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     let from = 0;
     const rates: number[] = [];
     const started = performance.now();
+    let importCpuUs = 0;
     for (const checkpoint of checkpoints) {
+      const cpu = process.cpuUsage();
       await load.importRange(from, checkpoint, IN_FLIGHT, SLICE, (done, rate) => {
         rates.push(rate);
         console.log(
           `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`,
         );
       });
+      const used = process.cpuUsage(cpu);
+      importCpuUs += used.user + used.system;
       from = checkpoint;
       await measureAt(base, load, storage, checkpoint, size);
     }
     const total = N / ((performance.now() - started) / 1000);
     console.log(
       `  import through HTTP: ${fmt(rates.length ? rates.reduce((a, b) => a + b) / rates.length : total)}/s mean of slices; slowest slice ${(Math.min(...rates) / (rates[0] ?? 1)).toFixed(2)} × the first`,
+    );
+    console.log(
+      `  CPU per import through HTTP: ${fmt(importCpuUs / N)} µs (this process, every thread${CLIENT === 'inline' ? ', the client included' : ''})`,
     );
     if (BATCHED > 0) {
       const t0 = performance.now();
