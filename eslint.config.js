@@ -9,11 +9,12 @@ import tseslint from 'typescript-eslint';
 const root = dirname(fileURLToPath(import.meta.url));
 
 /**
- * Doors besides each feature's index.ts: the scripts feature's light door for the CLI, and the
+ * Doors besides each feature's index.ts: the scripts feature's light door for the CLI, the
  * providers feature's pure protocol door (the script runtime and the SDK bundle it without the
- * catalog loader).
+ * catalog loader), and the storage's page-reading door (the SQLite page reader's worker thread
+ * loads it without the rest of the storage feature).
  */
-const extraDoors = new Set(['lib/scripts/local.ts', 'lib/providers/protocol/index.ts']);
+const extraDoors = new Set(['lib/scripts/local.ts', 'lib/providers/protocol/index.ts', 'lib/storage/page-reader.ts']);
 
 /**
  * Code outside a feature folder (`lib/<feature>/` with an `index.ts`) imports only that door.

@@ -7,14 +7,16 @@
  *   npm run bench:connections                          # 1,000,000 on SQLite and Redis (long)
  *   npm run bench:connections -- --n 100000 --stores sqlite
  *
- * Options: --n N, --stores sqlite,redis, --in-flight 16, --samples 200, --batched 10000
+ * Options: --n N, --stores sqlite,redis, --in-flight 16, --client process|inline (where the importing and
+ * listing client runs: its own process, default, or the gateway's), --page-reader on|off (SQLite: listing
+ * pages read on a worker thread, default, or on the gateway's), --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
  * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
  * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer, request, Agent } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,12 +28,15 @@ import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import { encodePositionCursor } from '../lib/http/position-cursor.js';
 import type { Storage } from '../lib/storage/index.js';
+import { call, connection, createLoad, expectOk, secretKey, type Load } from './connections-load.js';
 
 const { values: args } = parseArgs({
   options: {
     n: { type: 'string', default: '1000000' },
     stores: { type: 'string', default: 'sqlite,redis' },
     'in-flight': { type: 'string', default: '16' },
+    client: { type: 'string', default: 'process' },
+    'page-reader': { type: 'string', default: 'on' },
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
@@ -45,7 +50,7 @@ const N = Number(args.n);
 const IN_FLIGHT = Number(args['in-flight']);
 const SAMPLES = Number(args.samples);
 const BATCHED = Number(args.batched);
-const secretKey = 'sk_bench_0123456789abcdef';
+const CLIENT = args.client === 'inline' ? 'inline' : 'process';
 const checkpoints = [1_000, 100_000, 1_000_000].filter((c) => c <= N);
 if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.
@@ -56,48 +61,6 @@ const percentile = (sorted: number[], p: number) =>
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const fmt = (v: number) => Math.round(v).toLocaleString('en-US');
-
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function call(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; text: string }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      base + path,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${secretKey}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: no answer in 60 s`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const connection = (i: number) => ({
-  provider_config_key: 'crm',
-  connection_id: `conn-${i}`,
-  credentials: { type: 'API_KEY', apiKey: `sk_live_${i}_${'x'.repeat(24)}` },
-  end_user: { id: `user-${i % 50_000}`, email: `person${i}@example.com`, display_name: `Person ${i}` },
-  metadata: { plan: i % 3 ? 'pro' : 'free' },
-});
 
 async function latency(run: (i: number) => Promise<unknown>, samples = SAMPLES): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
@@ -110,12 +73,6 @@ async function latency(run: (i: number) => Promise<unknown>, samples = SAMPLES):
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-async function expectOk(res: Promise<{ status: number; text: string }>, what: string) {
-  const { status, text } = await res;
-  if (status >= 300) throw new Error(`${what}: HTTP ${status} ${text.slice(0, 200)}`);
-  return text;
-}
-
 /** A provider that answers 1 KiB at once, for the proxy-while-listing figure. */
 async function fakeProvider() {
   const body = Buffer.alloc(1024, 'a');
@@ -124,7 +81,7 @@ async function fakeProvider() {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function measureAt(base: string, storage: Storage, n: number, size: () => Promise<number>) {
+async function measureAt(base: string, load: Load, storage: Storage, n: number, size: () => Promise<number>) {
   const pick = (i: number) => `conn-${(i * 7919) % n}`;
   const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
   // A page from the middle of the list: the cursor a client would hold there.
@@ -156,13 +113,10 @@ async function measureAt(base: string, storage: Storage, n: number, size: () => 
       'proxy',
     );
   const proxyAlone = await latency(proxyCall, SAMPLES * 2);
-  let listing = true;
-  const listers = Array.from({ length: 4 }, async () => {
-    while (listing) await expectOk(call(base, 'GET', '/connections?limit=100'), 'list');
-  });
+  // The four list calls come from the load client (its own process by default), like any client's.
+  await load.startLists('/connections?limit=100', 4);
   const proxyBusy = await latency(proxyCall, SAMPLES * 2);
-  listing = false;
-  await Promise.all(listers);
+  await load.stopLists();
   const rss = process.memoryUsage().rss;
   console.log(
     `  at ${fmt(n)}: list page of 100 p50 ${ms(first.p50)} p99 ${ms(first.p99)}, from the middle p50 ${ms(deep.p50)} p99 ${ms(deep.p99)}` +
@@ -174,7 +128,9 @@ async function measureAt(base: string, storage: Storage, n: number, size: () => 
 }
 
 async function bench(kind: string, storage: Storage, size: () => Promise<number>) {
-  console.log(`\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight (rates per ${fmt(SLICE)})`);
+  console.log(
+    `\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight from ${CLIENT === 'process' ? 'a client process' : 'the gateway process'} (rates per ${fmt(SLICE)})`,
+  );
   const provider = await fakeProvider();
   const gateway = await createGateway({
     environments: [{ name: 'bench', secretKey }],
@@ -212,36 +168,31 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     'connection',
   );
   const rss0 = process.memoryUsage().rss;
+  const load = createLoad(CLIENT, base);
   try {
-    let next = 0;
-    let done = 0;
-    let sliceStart = performance.now();
+    let from = 0;
     const rates: number[] = [];
     const started = performance.now();
+    let importCpuUs = 0;
     for (const checkpoint of checkpoints) {
-      await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < checkpoint) {
-            const i = next++;
-            await expectOk(call(base, 'POST', '/connections', connection(i)), 'import');
-            if (++done % SLICE === 0) {
-              const rate = SLICE / ((performance.now() - sliceStart) / 1000);
-              rates.push(rate);
-              console.log(
-                `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`,
-              );
-              sliceStart = performance.now();
-            }
-          }
-        }),
-      );
-      const paused = performance.now();
-      await measureAt(base, storage, checkpoint, size);
-      sliceStart += performance.now() - paused;
+      const cpu = process.cpuUsage();
+      await load.importRange(from, checkpoint, IN_FLIGHT, SLICE, (done, rate) => {
+        rates.push(rate);
+        console.log(
+          `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`,
+        );
+      });
+      const used = process.cpuUsage(cpu);
+      importCpuUs += used.user + used.system;
+      from = checkpoint;
+      await measureAt(base, load, storage, checkpoint, size);
     }
     const total = N / ((performance.now() - started) / 1000);
     console.log(
       `  import through HTTP: ${fmt(rates.length ? rates.reduce((a, b) => a + b) / rates.length : total)}/s mean of slices; slowest slice ${(Math.min(...rates) / (rates[0] ?? 1)).toFixed(2)} × the first`,
+    );
+    console.log(
+      `  CPU per import through HTTP: ${fmt(importCpuUs / N)} µs (this process, every thread${CLIENT === 'inline' ? ', the client included' : ''})`,
     );
     if (BATCHED > 0) {
       const t0 = performance.now();
@@ -259,6 +210,7 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     }
     console.log(`  RSS growth over the run: ${mb(process.memoryUsage().rss - rss0)}`);
   } finally {
+    load.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -272,7 +224,8 @@ for (const kind of String(args.stores).split(',')) {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     const path = join(dir, 'portico.db');
-    const storage = createSqliteStorage({ path });
+    // --page-reader off: SQLite's listing pages read on the gateway's thread (as before the worker).
+    const storage = createSqliteStorage({ path, pageReader: args['page-reader'] !== 'off' });
     const size = async () =>
       ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {
@@ -323,4 +276,3 @@ for (const kind of String(args.stores).split(',')) {
     throw new Error(`--stores: unknown store "${kind}" (sqlite, redis, postgres)`);
   }
 }
-agent.destroy();

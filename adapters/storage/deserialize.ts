@@ -20,3 +20,10 @@ function revive(_key: string, value: unknown): unknown {
 export function deserialize<T>(text: string): T {
   return (escapedString.test(text) ? JSON.parse(text, revive) : JSON.parse(text)) as T;
 }
+
+/** The value in Keyv's stored text (`{"value":…,"expires":…}`); undefined when absent or expired. */
+export function storedValue(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  const entry = deserialize<{ value?: unknown; expires?: number | null }>(text);
+  return typeof entry.expires === 'number' && entry.expires <= Date.now() ? undefined : entry.value;
+}

@@ -1,14 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { deserialize } from './deserialize.js';
+import { deserialize, storedValue } from './deserialize.js';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
-import type { Storage } from '../../lib/storage/index.js';
+import { collectPage, type PageRequest, type Storage } from '../../lib/storage/index.js';
 import { sqliteInventory } from './inventory/sqlite.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 import { createGroupCommit, type GroupCommit } from './sqlite-commit.js';
+import { createSqlitePageReader } from './sqlite-reader/index.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
 import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from './sqlite-driver.js';
 
@@ -198,6 +199,8 @@ export function createSqliteStorage(
     groupCommit?: boolean;
     /** `auto` (default): node:sqlite on Node 24.19+, else better-sqlite3 (sqlite-driver.ts). */
     driver?: SqliteDriver | 'auto';
+    /** Listing pages read on a worker thread (sqlite-reader/); false reads them on the caller's. Default true (never for `:memory:`). */
+    pageReader?: boolean;
   } & BusyOptions,
 ): Storage {
   const { path } = options;
@@ -217,6 +220,17 @@ export function createSqliteStorage(
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db, table.commits?.write);
+  // Pages are read here until the reader's worker runs (and where there is none).
+  const inProcess = (request: PageRequest) =>
+    collectPage(
+      {
+        positions: (list, limit, after, reverse) => index(request.namespace).page(list, limit, after, reverse),
+        values: (keys) => table.getMany(request.namespace, keys).map(storedValue),
+      },
+      request,
+    );
+  const pages =
+    path !== ':memory:' && options.pageReader !== false ? createSqlitePageReader({ path, driver: db.driver, inProcess }) : undefined;
 
   const storage: Storage = {
     kind: 'sqlite',
@@ -233,10 +247,12 @@ export function createSqliteStorage(
     },
     coordinator,
     index,
+    pages,
     queue: (name, queueOptions) => createKeyvQueue(storage, name, queueOptions),
     inventory: sqliteInventory(db),
     async close() {
       await coordinator.close();
+      await pages?.close();
       keyvs.clear();
       commits.flush();
       if (db.open) db.close();

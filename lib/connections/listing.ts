@@ -1,5 +1,6 @@
 import type { Collection, IndexPosition } from '../storage/index.js';
-import type { StoredConnection } from './connection.js';
+import { listedConnection, type StoredConnection } from './connection.js';
+import { listedView } from './listed-view.js';
 
 export interface ConnectionFilter {
   provider_config_key?: string | undefined;
@@ -8,7 +9,8 @@ export interface ConnectionFilter {
 }
 
 export interface ConnectionPage {
-  records: StoredConnection[];
+  /** The page's connections as the API lists them (nothing sealed), a JSON array. */
+  data: string;
   /** Where the next page starts; null when the list has no more. */
   next: IndexPosition | null;
 }
@@ -36,7 +38,8 @@ function matches(s: StoredConnection, f: ConnectionFilter, search: string | unde
 /**
  * One page of an environment's connections, oldest first. The filter picks the list to read
  * (an end user's, an integration's, or all); only the page's records are read, and none is
- * opened. A search, or an end user within one integration, also checks the records it reads:
+ * opened. A plain list is read by the store's page reader (off the gateway's thread on SQLite).
+ * A search, or an end user within one integration, also checks the records it reads:
  * at most `scanLimit` per call, so a page may come back short with a cursor to go on.
  */
 export async function listConnections(
@@ -53,11 +56,29 @@ export async function listConnections(
       : 'all';
   const search = filter.search?.toLowerCase();
   const checks = search !== undefined || (filter.end_user_id !== undefined && filter.provider_config_key !== undefined);
+  if (!checks) {
+    const page = await store.pageText(env, list, listedView, { limit, after });
+    return { data: page.json, next: page.next };
+  }
+  const { records, next } = await scan(store, env, list, filter, search, limit, after);
+  return { data: JSON.stringify(records.map(listedConnection)), next };
+}
+
+/** A page of the records of `list` that pass the filter's checks. */
+async function scan(
+  store: Collection<StoredConnection>,
+  env: string,
+  list: string,
+  filter: ConnectionFilter,
+  search: string | undefined,
+  limit: number,
+  after: IndexPosition | undefined,
+): Promise<{ records: StoredConnection[]; next: IndexPosition | null }> {
   const records: StoredConnection[] = [];
   let cursor = after;
   let scanned = 0;
   for (;;) {
-    const want = checks ? Math.min(Math.max(limit, 200), scanLimit - scanned) : limit - records.length;
+    const want = Math.min(Math.max(limit, 200), scanLimit - scanned);
     const positions = await store.page(env, list, want, cursor);
     const found = await store.getMany(
       env,
@@ -79,7 +100,6 @@ export async function listConnections(
     }
     scanned += positions.length;
     if (positions.length < want) return { records, next: null };
-    if (!checks && records.length < limit) continue;
     if (scanned >= scanLimit) return { records, next: cursor ?? null };
   }
 }

@@ -5,7 +5,7 @@ import { parseOrFail } from '../http/validate.js';
 import { param } from '../http/params.js';
 import { defineRoutes, type RouteSpec } from '../http/route-spec.js';
 import { uniqueKey } from '../integrations/index.js';
-import { listedConnection, publicConnection } from './connection.js';
+import { publicConnection } from './connection.js';
 import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConnectionSchema } from './schema.js';
 import type { ConnectionInput, ConnectionService } from './service.js';
 import { decodePositionCursor, encodePositionCursor } from '../http/position-cursor.js';
@@ -77,10 +77,10 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
       const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
       const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
       const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
-      ctx.body = {
-        data: page.records.map(listedConnection),
-        next_cursor: page.next ? encodePositionCursor(page.next, 'connections') : null,
-      };
+      // The page comes as JSON text (read off the gateway's thread where the store can): embedded, not parsed again.
+      const next = page.next ? encodePositionCursor(page.next, 'connections') : null;
+      ctx.type = 'application/json';
+      ctx.body = `{"data":${page.data},"next_cursor":${JSON.stringify(next)}}`;
     },
   );
 

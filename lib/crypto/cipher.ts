@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 
 /** A 32-byte AES key with the id written into every box it seals, so keys can rotate. */
 export interface EncryptionKey {
@@ -23,17 +23,21 @@ const idPattern = /^[A-Za-z0-9_-]{1,32}$/;
 export function createCipher(keys: readonly EncryptionKey[]): Cipher {
   const [current] = keys;
   if (!current) throw new Error('at least one encryption key is required');
-  const byId = new Map<string, Buffer>();
+  // Key objects made once: given raw bytes, every seal and open imports the key again.
+  const byId = new Map<string, KeyObject>();
   for (const { id, key } of keys) {
     if (!idPattern.test(id)) throw new Error(`encryption key id "${id}" must match ${idPattern}`);
     if (key.length !== 32) throw new Error(`encryption key "${id}" must be 32 bytes, got ${key.length}`);
-    byId.set(id, key);
+    byId.set(id, createSecretKey(key));
   }
+  const sealKey = createSecretKey(current.key);
+  const sealAad = Buffer.from(current.id);
+  const ivs = randomIvs();
   return {
     seal(value) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', current.key, iv);
-      cipher.setAAD(Buffer.from(current.id));
+      const iv = ivs();
+      const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+      cipher.setAAD(sealAad);
       const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
       const parts = [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url'));
       return ['v1', current.id, ...parts].join('.');
@@ -53,6 +57,24 @@ export function createCipher(keys: readonly EncryptionKey[]): Cipher {
     isStale(box) {
       return box.split('.', 2)[1] !== current.id;
     },
+  };
+}
+
+/**
+ * Fresh random 12-byte IVs, drawn from the system's generator 256 at a time (a call per IV cost
+ * as much as the sealing). Each IV is its own copy, and no IV is handed out twice.
+ */
+function randomIvs(): () => Buffer {
+  const pool = Buffer.alloc(12 * 256);
+  let at = pool.length;
+  return () => {
+    if (at === pool.length) {
+      randomFillSync(pool);
+      at = 0;
+    }
+    const iv = Buffer.from(pool.subarray(at, at + 12));
+    at += 12;
+    return iv;
   };
 }
 

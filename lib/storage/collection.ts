@@ -1,4 +1,5 @@
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
+import { collectPage, type PageText, type ValueView } from './page-reader.js';
 import type { Storage } from './storage.js';
 
 /** Every value of a scope is in its `all` list; `lists` names the others it belongs to. */
@@ -29,6 +30,16 @@ export interface Collection<T extends { order?: number | undefined }> {
   delete(scope: string, id: string, previous: T | undefined, lists?: readonly string[]): Promise<boolean>;
   /** Up to `limit` positions of a list after `after`, oldest first (newest first when `reverse`). */
   page(scope: string, list: string, limit: number, after?: IndexPosition, reverse?: boolean): Promise<IndexPosition[]>;
+  /**
+   * A page of a list with its values shown through `view`, as JSON: read by the storage's page
+   * reader (off the gateway's thread) where it has one, else here.
+   */
+  pageText(
+    scope: string,
+    list: string,
+    view: ValueView,
+    page: { limit: number; after?: IndexPosition | undefined; reverse?: boolean | undefined },
+  ): Promise<PageText>;
   /**
    * Moves what the older layout wrote (one array of every id per scope) into the indexes, and
    * drops the arrays. Safe to run again and from several processes; returns the values moved.
@@ -81,6 +92,17 @@ export function createCollection<T extends { order?: number | undefined }>(
     },
     page(scope, list, limit, after, reverse) {
       return index.page(listKey(scope, list), limit, after, reverse);
+    },
+    pageText(scope, list, view, page) {
+      const request = { namespace: name, list: listKey(scope, list), keyPrefix: key(scope, ''), view, ...page };
+      if (storage.pages) return storage.pages.read(request);
+      return collectPage(
+        {
+          positions: (l, limit, after, reverse) => index.page(l, limit, after, reverse),
+          values: async (keys) => (keys.length === 0 ? [] : values.get(keys)),
+        },
+        request,
+      );
     },
     async upgrade() {
       // Once done, a start skips it: looking for old arrays scans the whole keyspace on Redis.

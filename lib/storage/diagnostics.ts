@@ -28,6 +28,7 @@ export function observeStorage(storage: Storage): Storage {
     coordinator: storage.coordinator,
     queue: <T>(name: string, options?: QueueOptions) => storage.queue<T>(name, options),
     index: (namespace: string) => storage.index(namespace),
+    pages: storage.pages,
     keyv<T = unknown>(namespace: string): Keyv<T> {
       const keyv = storage.keyv<T>(namespace);
       if (!observed.has(keyv)) {

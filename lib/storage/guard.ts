@@ -1,5 +1,6 @@
 import type Keyv from 'keyv';
 import type { OrderedIndex } from './ordered-index.js';
+import type { PageReader } from './page-reader.js';
 import { waitForLock, type Coordinator, type Lease } from '../coordination/index.js';
 import { GatewayError } from '../errors.js';
 import type { Storage } from './storage.js';
@@ -19,6 +20,9 @@ export const defaultStoreTimeoutMs = 1_500;
  * outage costs the first request the full wait, the next ones a short probe.
  */
 const probeTimeoutMs = 250;
+
+/** Longest wait for a page reader's answer, its thread's start included (the reader's own bounds are shorter). */
+const pageBackstopMs = 15_000;
 
 /** Keyv methods that reach the store; everything else (events, options, `store`) passes through. */
 const storeMethods = new Set([
@@ -81,6 +85,9 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
       }
       return guarded;
     },
+    // A page reader bounds its own reads, and its first waits for its thread to start: the
+    // guard's bound here is a backstop, and what fails still reaches the caller as a 503.
+    pages: storage.pages && guardPages(storage.pages, createDeadline({ ...options, timeoutMs: pageBackstopMs })),
     coordinator,
     queue: (name, queueOptions) =>
       guardMethods(storage.queue(name, queueOptions), queueMethods, `queue ${name}`, enqueueRun),
@@ -145,6 +152,10 @@ function guardMethods<O extends object>(target: O, methods: ReadonlySet<string>,
       return method;
     },
   });
+}
+
+function guardPages(pages: PageReader, run: Run): PageReader {
+  return { read: (request) => run(`pages ${request.namespace}`, () => pages.read(request)) };
 }
 
 function guardCoordinator(coordinator: Coordinator, run: Run): Coordinator {

@@ -11,3 +11,12 @@ export {
   type StoreGuardOptions,
 } from './guard.js';
 export { copyStore, holdsData, type CopyProgress, type CopyReport } from './copy.js';
+export {
+  collectPage,
+  loadView,
+  type PageReader,
+  type PageRequest,
+  type PageSource,
+  type PageText,
+  type ValueView,
+} from './page-reader.js';

@@ -1,6 +1,7 @@
 import type Keyv from 'keyv';
 import type { Coordinator } from '../coordination/index.js';
 import type { OrderedIndex } from './ordered-index.js';
+import type { PageReader } from './page-reader.js';
 import type { QueueOptions, WorkQueue } from '../queue/index.js';
 
 /**
@@ -22,6 +23,8 @@ export interface Storage {
    * shared as it is: each handle started is one more worker. The caller closes it.
    */
   queue<T>(name: string, options?: QueueOptions): WorkQueue<T>;
+  /** Reads listing pages off the gateway's thread; absent where pages are read in process. */
+  readonly pages?: PageReader | undefined;
   /** What the store holds, for copying it to another (`portico store copy`); absent on stores that cannot list it. */
   readonly inventory?: StorageInventory;
   close(): Promise<void>;
