@@ -230,7 +230,9 @@ export function createSqliteStorage(
       request,
     );
   const pages =
-    path !== ':memory:' && options.pageReader !== false ? createSqlitePageReader({ path, driver: db.driver, inProcess }) : undefined;
+    path !== ':memory:' && options.pageReader !== false
+      ? createSqlitePageReader({ path, driver: db.driver, inProcess })
+      : undefined;
 
   const storage: Storage = {
     kind: 'sqlite',
