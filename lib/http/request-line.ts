@@ -50,12 +50,12 @@ function valueJson(value: unknown): string | undefined {
   }
 }
 
-/** One line, newline included; `undefined` values are left out, as pino does. */
-export function requestLine(fields: Record<string, unknown>, message = 'request'): string {
+/** One request line, newline included; `undefined` values are left out, as pino does. */
+export function requestLine(fields: Record<string, unknown>): string {
   let line = `{"level":"info","time":"${isoNow()}"`;
   for (const key in fields) {
     const json = valueJson(fields[key]);
     if (json !== undefined) line += keyPrefix(key) + json;
   }
-  return `${line},"msg":${JSON.stringify(message)}}\n`;
+  return `${line},"msg":"request"}\n`;
 }
