@@ -2,7 +2,7 @@
  * What connecting an end user costs the gateway: creating a connect session, and one whole
  * OAuth round (connect link → provider → callback → token exchange → stored connection)
  * against an instant local provider, so the figures are the gateway's own work.
- * Run: TS_NODE_TRANSPILE_ONLY=1 node --import @tapjs/typescript/import bench/connect.ts
+ * Run: node --import tsx bench/connect.ts
  * (the Redis rows need Redis at REDIS_URL, default redis://127.0.0.1:6379; skipped without it)
  */
 import { randomBytes, randomUUID } from 'node:crypto';

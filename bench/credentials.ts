@@ -1,7 +1,7 @@
 /**
  * What credential resolution costs: the hot path (a cached token, no I/O), one shared refresh
  * for 200 concurrent requests (memory, and 3 instances on Redis), and one installation-token mint.
- * Run: TS_NODE_TRANSPILE_ONLY=1 node --import @tapjs/typescript/import bench/credentials.ts
+ * Run: node --import tsx bench/credentials.ts
  * (needs Redis at REDIS_URL, default redis://127.0.0.1:6379, for the 3-instance row)
  */
 import { createClient } from '@keyv/redis';

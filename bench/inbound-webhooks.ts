@@ -6,7 +6,7 @@
  * refused before any body byte is read). Prints the statuses and the RSS growth over the
  * baseline for each, and PASS/FAIL against the target (< 100 MB growth).
  *
- *   TS_NODE_TRANSPILE_ONLY=1 node --expose-gc --import @tapjs/typescript/import bench/inbound-webhooks.ts
+ *   node --expose-gc --import tsx bench/inbound-webhooks.ts
  *   … bench/inbound-webhooks.ts --posts 40 --size 24
  *
  * The senders run in the same process but send one shared 64 KiB chunk over and over, so the

@@ -14,8 +14,8 @@ const everyMs = 2_000;
 
 /** The gateway as a child process; resolves with its URL once it listens. */
 async function startGateway(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', '@tapjs/typescript/import', gatewayScript], {
-    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', ...env },
+  const child = spawn(process.execPath, ['--import', 'tsx', gatewayScript], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

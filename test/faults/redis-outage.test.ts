@@ -173,11 +173,10 @@ t.test('an application embedding a gateway on Redis exits by itself after closin
   });
   const child = spawn(
     process.execPath,
-    ['--import', '@tapjs/typescript/import', fileURLToPath(new URL('fixtures/embedded-redis.ts', import.meta.url))],
+    ['--import', 'tsx', fileURLToPath(new URL('fixtures/embedded-redis.ts', import.meta.url))],
     {
       env: {
         ...process.env,
-        TS_NODE_TRANSPILE_ONLY: '1',
         STORE_URL: cutter.url,
         REDIS_PREFIX: prefix,
         SECRET_KEY: devKey,

@@ -28,10 +28,9 @@ export async function startGatewayProcess(
   const dir = mkdtempSync(join(tmpdir(), 'portico-process-'));
   const providersFile = join(dir, 'providers.json');
   writeFileSync(providersFile, JSON.stringify(providers));
-  const child = spawn(process.execPath, ['--import', '@tapjs/typescript/import', 'adapters/standalone/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'adapters/standalone/main.ts'], {
     env: {
       ...process.env,
-      TS_NODE_TRANSPILE_ONLY: '1',
       PORT: '0',
       HOST: '127.0.0.1',
       SERVICE_STORE_URL: 'memory://',

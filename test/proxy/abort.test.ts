@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Worker } from 'node:worker_threads';
 import t, { type Test } from 'tap';
 import { createLogger } from '../../lib/http/logger.js';
+import { startWorker } from '../../lib/worker-thread.js';
 import { devKey, startGateway } from '../helpers/gateway.js';
 import { apiKey, providerEntry } from './helpers.js';
 
@@ -18,7 +18,7 @@ interface ProviderState {
 
 /** The provider and the callers live on a worker thread (abort-worker.ts). */
 async function farEnds(t: Test) {
-  const worker = new Worker(new URL('./abort-worker.ts', import.meta.url));
+  const worker = startWorker(new URL('./abort-worker.ts', import.meta.url));
   t.teardown(async () => {
     worker.postMessage({ type: 'close' });
     await once(worker, 'exit');

@@ -29,8 +29,7 @@ t.test('auto: better-sqlite3 before Node 24.19, node:sqlite only when the addon 
 
 /** Runs `source` (ES module, TypeScript) in a new Node process; its stdout and stderr. */
 async function run(source: string) {
-  const child = spawn(process.execPath, ['--import', '@tapjs/typescript/import', '--input-type=module', '-e', source], {
-    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

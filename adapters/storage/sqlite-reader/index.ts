@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../../lib/worker-thread.js';
 import type { PageReader, PageRequest, PageText } from '../../../lib/storage/index.js';
 import type { SqliteDriver } from '../sqlite-driver.js';
 import type { LoadMessage, ReadMessage, ReplyMessage } from './worker.js';
@@ -74,7 +75,7 @@ export function createSqlitePageReader(options: SqlitePageReaderOptions): Sqlite
   };
 
   const start = (): Running => {
-    const thread = new Worker(workerUrl, { workerData: { path: options.path, driver: options.driver } });
+    const thread = startWorker(workerUrl, { workerData: { path: options.path, driver: options.driver } });
     // Kept alive by waiting reads only.
     thread.unref();
     const gone = (error: Error) => {

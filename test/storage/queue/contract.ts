@@ -263,16 +263,8 @@ export async function runWorkQueueContract(t: Test, name: string, makeBackend: (
         const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
         const child = spawn(
           process.execPath,
-          [
-            '--import',
-            '@tapjs/typescript/import',
-            script,
-            ...(backend.processArgs as string[]),
-            'killed-job',
-            String(visibility),
-          ],
+          ['--import', 'tsx', script, ...(backend.processArgs as string[]), 'killed-job', String(visibility)],
           {
-            env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
             stdio: ['ignore', 'pipe', 'pipe'],
           },
         );
