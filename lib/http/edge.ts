@@ -16,7 +16,7 @@ const clientRequestId = /^[\w.-]{1,64}$/;
 
 /** Koa's `ctx.path` without its URL parse for the usual origin-form target (`/a/b?c`): the part before `?`. */
 function pathOf(ctx: Context): string {
-  const url = ctx.url;
+  const url = ctx.req.url ?? '';
   if (url.charCodeAt(0) !== 47 || url.includes('#')) return ctx.path;
   const mark = url.indexOf('?');
   return mark === -1 ? url : url.slice(0, mark);
@@ -42,14 +42,17 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
       const upstream = ctx.state.upstream as UpstreamFields | undefined;
       const duration = Math.round((performance.now() - started) * 100) / 100;
       const environment = ctx.state.environment?.name;
+      // Node's own fields, not Koa's delegating getters (`ctx.method`, `ctx.status` read these).
+      const method = ctx.req.method;
+      const status = ctx.res.statusCode;
       // Two literals rather than a spread: one object per line on the hot path.
       request(
         upstream
           ? {
               request_id: id,
-              method: ctx.method,
+              method,
               path: pathOf(ctx),
-              status: ctx.status,
+              status,
               duration_ms: duration,
               environment,
               integration: upstream.integration,
@@ -60,9 +63,9 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
             }
           : {
               request_id: id,
-              method: ctx.method,
+              method,
               path: pathOf(ctx),
-              status: ctx.status,
+              status,
               duration_ms: duration,
               environment,
             },

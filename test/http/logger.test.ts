@@ -147,3 +147,28 @@ t.test('a file destination keeps multi-byte text and a line longer than a chunk 
   );
   t.equal(lines[3_001]?.path, '/proxy/ünï/2999');
 });
+
+t.test('the request line keeps any text whole and is stamped with the time it was written', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) });
+  const texts = ['plain', 'emoji 🙂 pair', 'lone \ud800 high', 'lone \udc00 low', '\u007f del', 'back\\slash', ''];
+  const times: [number, number][] = [];
+  for (const path of texts) {
+    const before = Date.now();
+    logger.request({ request_id: 'r5', path });
+    times.push([before, Date.now()]);
+    // Lines across a millisecond (and a second) boundary get their own time.
+    await new Promise((resolve) => setTimeout(resolve, path === 'plain' ? 1_001 : 3));
+  }
+  t.equal(lines.length, texts.length);
+  lines.forEach((raw, i) => {
+    const line = JSON.parse(raw) as { path: string; time: string };
+    // A lone surrogate cannot be kept as UTF-8: it is escaped, so it reads back as itself.
+    t.equal(line.path, texts[i], `path ${JSON.stringify(texts[i])} reads back as logged`);
+    t.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const [before, after] = times[i] as [number, number];
+    const at = Date.parse(line.time);
+    t.ok(at >= before && at <= after, `time ${line.time} within the call (${before}–${after})`);
+  });
+  t.notOk(/[\ud800-\udfff]/.test(lines[2] as string), 'no raw lone surrogate in the written line');
+});
