@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { answerError } from '../errors.js';
 import type { Logger } from './logger.js';
 import { createRequestIds } from './request-id.js';
+import { edgeFields, type EdgeRequestFields } from './request-line.js';
 
 /** Set on `ctx.state.upstream` by the proxy (lib/proxy/routes.ts) for a forwarded call. */
 interface UpstreamFields {
@@ -16,7 +17,7 @@ const clientRequestId = /^[\w.-]{1,64}$/;
 
 /** Koa's `ctx.path` without its URL parse for the usual origin-form target (`/a/b?c`): the part before `?`. */
 function pathOf(ctx: Context): string {
-  const url = ctx.url;
+  const url = ctx.req.url ?? '';
   if (url.charCodeAt(0) !== 47 || url.includes('#')) return ctx.path;
   const mark = url.indexOf('?');
   return mark === -1 ? url : url.slice(0, mark);
@@ -42,31 +43,35 @@ export function createEdge(logger: Logger, inner: Middleware): Middleware {
       const upstream = ctx.state.upstream as UpstreamFields | undefined;
       const duration = Math.round((performance.now() - started) * 100) / 100;
       const environment = ctx.state.environment?.name;
+      // Node's own fields, not Koa's delegating getters (`ctx.method`, `ctx.status` read these).
+      const method = ctx.req.method;
+      const status = ctx.res.statusCode;
       // Two literals rather than a spread: one object per line on the hot path.
-      request(
-        upstream
-          ? {
-              request_id: id,
-              method: ctx.method,
-              path: pathOf(ctx),
-              status: ctx.status,
-              duration_ms: duration,
-              environment,
-              integration: upstream.integration,
-              connection: upstream.connection,
-              provider_host: upstream.provider_host,
-              provider_status: upstream.provider_status,
-              upstream_ms: upstream.upstream_ms,
-            }
-          : {
-              request_id: id,
-              method: ctx.method,
-              path: pathOf(ctx),
-              status: ctx.status,
-              duration_ms: duration,
-              environment,
-            },
-      );
+      const fields: EdgeRequestFields = upstream
+        ? {
+            request_id: id,
+            method,
+            path: pathOf(ctx),
+            status,
+            duration_ms: duration,
+            environment,
+            integration: upstream.integration,
+            connection: upstream.connection,
+            provider_host: upstream.provider_host,
+            provider_status: upstream.provider_status,
+            upstream_ms: upstream.upstream_ms,
+            [edgeFields]: true,
+          }
+        : {
+            request_id: id,
+            method,
+            path: pathOf(ctx),
+            status,
+            duration_ms: duration,
+            environment,
+            [edgeFields]: true,
+          };
+      request(fields);
     };
     // A response still streaming (a proxied body) is logged when it ends.
     // `on`, not `once`: a response closes once, and `once` wraps each listener in a closure of its own.

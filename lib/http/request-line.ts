@@ -20,22 +20,47 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-/** The ISO time of the current millisecond, made once per millisecond (many lines share one). */
-let clockMs = 0;
-let clockIso = '';
-function isoNow(): string {
+/**
+ * The line's head up to the time, `{"level":"info","time":"<ISO>"`, made once per millisecond
+ * (many lines share one) from a prefix made once per second: `toISOString` on every
+ * millisecond was a visible share of the line's cost.
+ */
+let clockMs = -1;
+let clockHead = '';
+let secondStart = -1;
+let secondIso = '';
+function headNow(): string {
   const now = Date.now();
   if (now !== clockMs) {
     clockMs = now;
-    clockIso = new Date(now).toISOString();
+    const ms = now % 1000;
+    if (now - ms !== secondStart) {
+      secondStart = now - ms;
+      // `YYYY-MM-DDTHH:MM:SS.` (what precedes the milliseconds in toISOString's answer).
+      secondIso = new Date(secondStart).toISOString().slice(0, -4);
+    }
+    clockHead = `{"level":"info","time":"${secondIso}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
   }
-  return clockIso;
+  return clockHead;
+}
+
+/**
+ * A string's JSON: quoted as it is when nothing in it needs escaping (ids, methods, paths, hosts
+ * nearly always), else JSON.stringify's answer (which also escapes a lone surrogate). The scan
+ * costs a fraction of JSON.stringify's call for these short strings.
+ */
+function stringJson(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
+  }
+  return `"${value}"`;
 }
 
 function valueJson(value: unknown): string | undefined {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return stringJson(value);
     case 'number':
       return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
@@ -50,9 +75,51 @@ function valueJson(value: unknown): string | undefined {
   }
 }
 
+/** Marks the edge's own fields (lib/http/edge.ts); a symbol, so copies, JSON and `for…in` never see it. */
+export const edgeFields = Symbol('portico.edgeRequestFields');
+
+/** The fields of the edge's request line, in the order written; the mark goes last (after the literal's plain keys). */
+export type EdgeRequestFields = {
+  request_id: string;
+  /** Always set on a server's request (Node's type allows undefined). */
+  method: string | undefined;
+  path: string;
+  status: number;
+  duration_ms: number;
+  environment: string | undefined;
+  integration?: string;
+  connection?: string;
+  provider_host?: string;
+  provider_status?: number | null;
+  upstream_ms?: number | null;
+  [edgeFields]: true;
+};
+
+const numberJson = (value: number | null | undefined): string =>
+  typeof value === 'number' && Number.isFinite(value) ? String(value) : 'null';
+
+/**
+ * The edge's line, the same JSON `requestLine` writes for its fields: read by name, in a fixed
+ * order, with no walk over keys, no key lookups and no type dispatch per field. In the gateway's
+ * process (caches cold between requests) the walk cost several times what a loop measures.
+ */
+function edgeLine(f: EdgeRequestFields): string {
+  let line = `${headNow()},"request_id":${stringJson(f.request_id)}`;
+  if (f.method !== undefined) line += `,"method":${stringJson(f.method)}`;
+  line += `,"path":${stringJson(f.path)},"status":${numberJson(f.status)},"duration_ms":${numberJson(f.duration_ms)}`;
+  if (f.environment !== undefined) line += `,"environment":${stringJson(f.environment)}`;
+  if (f.integration !== undefined) line += `,"integration":${stringJson(f.integration)}`;
+  if (f.connection !== undefined) line += `,"connection":${stringJson(f.connection)}`;
+  if (f.provider_host !== undefined) line += `,"provider_host":${stringJson(f.provider_host)}`;
+  if (f.provider_status !== undefined) line += `,"provider_status":${numberJson(f.provider_status)}`;
+  if (f.upstream_ms !== undefined) line += `,"upstream_ms":${numberJson(f.upstream_ms)}`;
+  return `${line},"msg":"request"}\n`;
+}
+
 /** One request line, newline included; `undefined` values are left out, as pino does. */
 export function requestLine(fields: Record<string, unknown>): string {
-  let line = `{"level":"info","time":"${isoNow()}"`;
+  if ((fields as Partial<EdgeRequestFields>)[edgeFields] === true) return edgeLine(fields as EdgeRequestFields);
+  let line = headNow();
   for (const key in fields) {
     const json = valueJson(fields[key]);
     if (json !== undefined) line += keyPrefix(key) + json;

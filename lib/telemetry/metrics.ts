@@ -7,7 +7,7 @@ import type { StorageErrorEvent } from '../storage/index.js';
 import type { WebhookAttemptEvent, WebhookEnqueuedEvent } from '../webhooks/index.js';
 import { createCachedReading } from './cached-reading.js';
 import { createLabelCap } from './labels.js';
-import { createSeriesCounter, createSeriesHistogram, seriesKey } from './series.js';
+import { createKeyCache, createSeriesCounter, createSeriesHistogram } from './series.js';
 import { createSubscriptions } from './subscriptions.js';
 
 export interface MetricsOptions {
@@ -149,11 +149,17 @@ export function createMetrics(environments: readonly string[], options: MetricsO
     registers,
   });
 
+  // A proxied call's series keys, joined once per distinct set of label values (keyed by the
+  // environment first, so the keys are the label values in the metric's order).
+  const integrationProvider = createKeyCache();
+  const environmentPair = createKeyCache();
+  const withStatus = createKeyCache();
+
   const subscriptions = createSubscriptions();
   subscriptions.on<ProxyCallEvent>('portico:proxy:call:end', (e) => {
     if (!ours.has(e.environment)) return;
-    const pair = seriesKey(integration(e.providerConfigKey), e.provider);
-    proxyCalls.inc(seriesKey(e.environment, pair, String(e.status ?? 0)));
+    const pair = integrationProvider(integration(e.providerConfigKey), e.provider);
+    proxyCalls.inc(withStatus(environmentPair(e.environment, pair), e.status ?? 0));
     proxyDuration.observe(pair, seconds(e.durationMs ?? 0));
   });
   subscriptions.on<ProxyResponseEvent>('portico:proxy:response', (e) => {

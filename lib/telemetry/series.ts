@@ -3,9 +3,29 @@ import type { Registry } from 'prom-client';
 // Label values of one series, joined: the key of its entry (a control character no label holds).
 const SEP = '\u0001';
 
-/** The series key of label values, in the metric's label order (a key of some of them can be one of the values). */
-export function seriesKey(a: string, b: string, c?: string): string {
-  return c === undefined ? a + SEP + b : a + SEP + b + SEP + c;
+/** Two label values joined: a series key (the first can itself be a key of values before it). */
+const seriesKey = (a: string, b: string): string => a + SEP + b;
+
+/**
+ * `seriesKey(a, b)` (b a string or a status) remembered per pair of values, so the hot path finds a series key through two
+ * map lookups on strings it already holds instead of joining (and hashing) a new string per call.
+ * Bounded by its callers: values are capped label values, providers and statuses.
+ */
+export function createKeyCache(): (a: string, b: string | number) => string {
+  const byFirst = new Map<string, Map<string | number, string>>();
+  return (a, b) => {
+    let bySecond = byFirst.get(a);
+    if (bySecond === undefined) {
+      bySecond = new Map();
+      byFirst.set(a, bySecond);
+    }
+    let key = bySecond.get(b);
+    if (key === undefined) {
+      key = seriesKey(a, String(b));
+      bySecond.set(b, key);
+    }
+    return key;
+  };
 }
 
 const labelsOf = (names: readonly string[], key: string): Record<string, string> => {
