@@ -8,6 +8,7 @@ import { createCollection, createReadCache, type IndexPosition, type Storage } f
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
 import { connectionLists, listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
+import { searchKeys } from './search.js';
 
 export interface ConnectionInput {
   provider_config_key: string;
@@ -45,8 +46,12 @@ export interface ConnectionService {
   ): Promise<ConnectionPage>;
   /** Every connection id of an integration, a page at a time. */
   idsOf(env: string, providerConfigKey: string): AsyncIterable<string>;
-  /** Moves connections stored by an older layout into the index (run once at start). */
-  upgrade(): Promise<number>;
+  /**
+   * Moves connections stored by an older layout into the index, and adds the environments'
+   * connections to lists they were written without (search, end user within an integration).
+   * Run at start; a store already up to date costs a read per environment.
+   */
+  upgrade(environments: readonly string[]): Promise<number>;
   patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
   setMetadata(
     env: string,
@@ -96,6 +101,9 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
   const { cipher, storage, events } = deps;
   const store = createCollection<StoredConnection>(storage, sealedConnections.collection, {
     lists: connectionLists,
+    keys: searchKeys,
+    // 1: search lists and end users within an integration.
+    listsVersion: 1,
     // The older layout kept no auth mode in clear: read it once from the credentials.
     upgrade: (s) => (s.auth_mode ? s : { ...s, auth_mode: cipher.open<ConnectionCredentials>(s.credentials).type }),
   });
@@ -205,7 +213,11 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
         if (positions.length < 500) return;
       }
     },
-    upgrade: () => store.upgrade(),
+    async upgrade(environments) {
+      let moved = await store.upgrade();
+      for (const env of environments) moved += await store.relist(env);
+      return moved;
+    },
     patchEndUser(env, pck, cid, endUser) {
       // Each connection keeps its own copy (spec 2.4): no other connection is touched.
       return change(env, pck, cid, (s) => ({ ...s, end_user: { ...endUser } }));
