@@ -4,11 +4,11 @@ import { fail } from '../errors.js';
 import type { EventBus } from '../events/index.js';
 import type { IntegrationService } from '../integrations/index.js';
 import type { Catalog } from '../providers/index.js';
-import { createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
+import { createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
-import { connectionLists, listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
-import { searchKeys } from './search.js';
+import { listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
+import { connectionsCollection, createConnectionStore, storedId } from './store.js';
 
 export interface ConnectionInput {
   provider_config_key: string;
@@ -88,25 +88,18 @@ export interface ConnectionServiceDeps {
 }
 
 const sep = '\u001e';
-const idOf = (pck: string, cid: string) => `${pck}${sep}${cid}`;
+const idOf = storedId;
 
 /** Where connections keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
 export const sealedConnections = {
-  collection: 'connections',
+  collection: connectionsCollection,
   lock: (env: string, id: string) => `connection:${env}:${id}`,
   field: 'credentials',
 } as const;
 
 export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
   const { cipher, storage, events } = deps;
-  const store = createCollection<StoredConnection>(storage, sealedConnections.collection, {
-    lists: connectionLists,
-    keys: searchKeys,
-    // 1: search lists and end users within an integration.
-    listsVersion: 1,
-    // The older layout kept no auth mode in clear: read it once from the credentials.
-    upgrade: (s) => (s.auth_mode ? s : { ...s, auth_mode: cipher.open<ConnectionCredentials>(s.credentials).type }),
-  });
+  const store = createConnectionStore(storage, cipher);
   const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
 
