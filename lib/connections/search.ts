@@ -17,7 +17,7 @@ const wordsPerField = 10;
 const wordStart = /(?<![\p{L}\p{N}])[\p{L}\p{N}]/gu;
 
 /** Lower case, control characters as spaces: keys hold none (lib/storage keyed-list.ts). */
-const fold = (text: string) => text.toLowerCase().replace(/[\u0000-\u001f\u007f]/g, ' ');
+const fold = (text: string) => text.toLowerCase().replace(/\p{Cc}/gu, ' ');
 
 function wordStarts(text: string | undefined, into: Set<string>): void {
   if (!text) return;
