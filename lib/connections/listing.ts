@@ -1,6 +1,6 @@
 import { fail } from '../errors.js';
 import { withinPrefix, type Collection, type IndexPosition } from '../storage/index.js';
-import { listedConnection, type StoredConnection } from './connection.js';
+import { listedConnection, storedId, type StoredConnection } from './connection.js';
 import { listedView } from './listed-view.js';
 import { matchKey, searchList, searchPrefix, searchTerm } from './search.js';
 
@@ -27,7 +27,7 @@ export const connectionLists = (s: StoredConnection): string[] => [
 const endUserWithin = (providerConfigKey: string, endUserId: string) =>
   `integration:${providerConfigKey}:end_user:${endUserId}`;
 
-/** How many index entries one call may examine when a filter has to look at the records (search within an end user's list). */
+/** How many index entries one call may examine when a filter skips some (a search within an integration or an end user's list). */
 const scanLimit = 5_000;
 
 type Page = { records: StoredConnection[]; next: IndexPosition | null };
@@ -36,7 +36,7 @@ type Page = { records: StoredConnection[]; next: IndexPosition | null };
  * One page of an environment's connections. Without a search, oldest first from the list the
  * filter picks (an end user's within an integration, an end user's, an integration's, or all),
  * read by the store's page reader (off the gateway's thread on SQLite); none is opened.
- * A search reads a search list (lib/connections/search.ts), in order of the matched text;
+ * A search reads the search list (lib/connections/search.ts), in order of the matched text;
  * with an end user, that end user's list is read and checked instead (at most `scanLimit`
  * entries per call, so a page may come back short with a cursor to go on).
  */
@@ -75,9 +75,10 @@ function listOf(filter: ConnectionFilter): string {
 }
 
 /**
- * A page of the connections a term matches, from a search list: each is listed once per word
+ * A page of the connections a term matches, from the search list: each is listed once per word
  * start, and shown at the first one the term matches (later ones, and entries a write left
- * behind, are skipped), so a page reads about the page.
+ * behind, are skipped), so a page reads about the page. Within an integration, other
+ * integrations' entries are skipped by id, unread: at most `scanLimit` entries a call.
  */
 async function searchPage(
   store: Collection<StoredConnection>,
@@ -91,25 +92,31 @@ async function searchPage(
   if (after && !withinPrefix(after, prefix)) {
     fail('invalid_request', 'cursor: not a cursor of this search.', { field: 'cursor' });
   }
-  const list = searchList(providerConfigKey);
+  const ours =
+    providerConfigKey === undefined ? () => true : (id: string) => id.startsWith(storedId(providerConfigKey, ''));
   const records: StoredConnection[] = [];
   let cursor = after;
+  let examined = 0;
   for (;;) {
     // One more than needed: whether the search goes on is mostly known without another read.
-    const want = limit - records.length + 1;
-    const hits = await store.keyed(env, list, prefix, want, cursor);
+    const want = providerConfigKey === undefined ? limit - records.length + 1 : 500;
+    const hits = await store.keyed(env, searchList, prefix, want, cursor);
+    const read = hits.filter((h) => ours(h.id));
     const found = await store.getMany(
       env,
-      hits.map((h) => h.id),
+      read.map((h) => h.id),
     );
-    for (let i = 0; i < hits.length; i++) {
-      const hit = hits[i] as (typeof hits)[number];
-      const record = found[i];
+    let at = 0;
+    for (const hit of hits) {
       if (records.length === limit) return { records, next: cursor ?? null };
       cursor = hit.position;
+      if (!ours(hit.id)) continue;
+      const record = found[at++];
       if (record && matchKey(record, term) === hit.key) records.push(record);
     }
+    examined += hits.length;
     if (hits.length < want) return { records, next: null };
+    if (examined >= scanLimit) return { records, next: cursor ?? null };
   }
 }
 

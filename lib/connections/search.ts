@@ -19,11 +19,15 @@ const wordStart = /(?<![\p{L}\p{N}])[\p{L}\p{N}]/gu;
 /** Lower case, control characters as spaces: keys hold none (lib/storage keyed-list.ts). */
 const fold = (text: string) => text.toLowerCase().replace(/\p{Cc}/gu, ' ');
 
-function wordStarts(text: string | undefined, into: Set<string>): void {
+/** `email`: the top-level domain is no word start ("com" would find nearly every connection). */
+function wordStarts(text: string | undefined, into: Set<string>, email = false): void {
   if (!text) return;
   const folded = fold(text);
+  const dot = folded.lastIndexOf('.');
+  const before = email && dot > folded.indexOf('@') ? dot : Infinity;
   let n = 0;
   for (const m of folded.matchAll(wordStart)) {
+    if (m.index >= before) return;
     into.add(folded.slice(m.index));
     if (++n === wordsPerField) return;
   }
@@ -33,23 +37,25 @@ function wordStarts(text: string | undefined, into: Set<string>): void {
 function searchable(s: StoredConnection): Set<string> {
   const words = new Set<string>();
   wordStarts(s.connection_id, words);
-  wordStarts(s.end_user?.email, words);
+  wordStarts(s.end_user?.email, words, true);
   wordStarts(s.end_user?.display_name, words);
   return words;
 }
 
 const keyOf = (word: string) => word.slice(0, indexedLength);
 
-/** The search lists: every connection of the environment, and those of one integration. */
-export const searchList = (providerConfigKey?: string) =>
-  providerConfigKey === undefined ? 'search' : `search:${providerConfigKey}`;
+/**
+ * The environment's search list. One list, not one per integration as well: each entry is a row
+ * an import writes (a random place in an index, so about a page written per entry); a search
+ * within an integration skips the others' entries by their id, without reading their records.
+ */
+export const searchList = 'search';
 
-/** Where a connection is listed for search: each word start in the environment's and its integration's list. */
+/** Where a connection is listed for search: each word start, once. */
 export function searchKeys(s: StoredConnection): KeyedEntry[] {
   const keys = new Set<string>();
   for (const word of searchable(s)) keys.add(keyOf(word));
-  const lists = [searchList(), searchList(s.provider_config_key)];
-  return lists.flatMap((list) => [...keys].map((key) => ({ list, key })));
+  return [...keys].map((key) => ({ list: searchList, key }));
 }
 
 /** The term as the index reads it: folded, leading punctuation dropped; undefined when no letter or digit is left. */

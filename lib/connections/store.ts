@@ -1,16 +1,14 @@
 import type { Cipher } from '../crypto/index.js';
 import { createCollection, type Collection, type Storage } from '../storage/index.js';
 import type { StoredConnection } from './connection.js';
+
+export { storedId } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
 import { connectionLists } from './listing.js';
 import { searchKeys } from './search.js';
 
 /** The collection's name: its Keyv namespace and index namespace. */
 export const connectionsCollection = 'connections';
-
-/** A connection's id in the store: its integration and connection id. */
-export const storedId = (providerConfigKey: string, connectionId: string) =>
-  `${providerConfigKey}\u001e${connectionId}`;
 
 /** Where connections are kept, per environment, with the lists and search keys each is in. */
 export function createConnectionStore(storage: Storage, cipher: Cipher): Collection<StoredConnection> {

@@ -20,16 +20,12 @@ t.test('the keys a connection is found by', async (t) => {
   const keys = searchKeys(c).filter((k) => k.list === 'search');
   t.same(
     keys.map((k) => k.key).sort(),
-    ['1', 'ada-1', 'ada@x.io', 'ada byron', 'byron', 'io', 'x.io'].sort(),
-    'each word start once, folded, a control character as a space',
+    ['1', 'ada-1', 'ada@x.io', 'ada byron', 'byron', 'x.io'].sort(),
+    'each word start once, folded, a control character as a space; not the email\'s top-level domain',
   );
-  t.same(
-    searchKeys(c).filter((k) => k.list === 'search:crm').length,
-    keys.length,
-    "the same keys in the integration's list",
-  );
+  t.equal(keys.length, searchKeys(c).length, 'all in the one search list');
   const many = connection('c', { id: 'u', display_name: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ') });
-  t.equal(searchKeys(many).length / 2, 11, 'at most ten word starts a field (and the id)');
+  t.equal(searchKeys(many).length, 11, 'at most ten word starts a field (and the id)');
 });
 
 t.test('terms longer than the index keeps are checked in full', async (t) => {
