@@ -21,7 +21,7 @@ t.test('the keys a connection is found by', async (t) => {
   t.same(
     keys.map((k) => k.key).sort(),
     ['1', 'ada-1', 'ada@x.io', 'ada byron', 'byron', 'x.io'].sort(),
-    'each word start once, folded, a control character as a space; not the email\'s top-level domain',
+    "each word start once, folded, a control character as a space; not the email's top-level domain",
   );
   t.equal(keys.length, searchKeys(c).length, 'all in the one search list');
   const many = connection('c', { id: 'u', display_name: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ') });
