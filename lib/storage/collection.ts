@@ -69,6 +69,8 @@ export interface Collection<T extends { order?: number | undefined }> {
 type Entry = { list: string } & IndexPosition;
 
 const batch = 500;
+/** Values per relist step: each step's writes stay well within a guarded store's timeout, under load too. */
+const relistBatch = 100;
 /** 2: ordered indexes (1 was one array of ids per scope). */
 const currentLayout = 2;
 
@@ -177,7 +179,7 @@ export function createCollection<T extends { order?: number | undefined }>(
           let after = state?.version === version ? state.after : undefined;
           let read = 0;
           for (;;) {
-            const positions = await index.page(listKey(scope, allList), batch, after);
+            const positions = await index.page(listKey(scope, allList), relistBatch, after);
             const found = await collection.getMany(
               scope,
               positions.map((p) => p.id),
@@ -189,7 +191,7 @@ export function createCollection<T extends { order?: number | undefined }>(
             if (entries.length > 0) await index.addMany(entries);
             read += positions.length;
             after = positions.at(-1);
-            if (positions.length < batch || !after) break;
+            if (positions.length < relistBatch || !after) break;
             await relisted.set(at, { version, after });
           }
           await relisted.set(at, { version });
