@@ -184,11 +184,25 @@ export function createCollection<T extends { order?: number | undefined }>(
               scope,
               positions.map((p) => p.id),
             );
-            const entries = found.flatMap((v, i) => {
+            const entriesAt = (v: T | undefined, i: number) => {
               const p = positions[i] as IndexPosition;
-              return v ? entriesOf(v, p.id, v.order ?? p.order).map(scoped(scope)) : [];
-            });
-            if (entries.length > 0) await index.addMany(entries);
+              return v ? entriesOf(v, p.id, v.order ?? p.order) : [];
+            };
+            const entries = found.flatMap(entriesAt);
+            if (entries.length > 0) {
+              await index.addMany(entries.map(scoped(scope)));
+              // A write between the read and the add moved its value on: take back what the add
+              // put where the value no longer is (a write after this read does so itself).
+              const now = await collection.getMany(
+                scope,
+                positions.map((p) => p.id),
+              );
+              const stale = found.flatMap((v, i) => {
+                const kept = new Set(entriesAt(now[i], i).map(tag));
+                return entriesAt(v, i).filter((e) => !kept.has(tag(e)));
+              });
+              await Promise.all(stale.map((e) => index.remove(listKey(scope, e.list), e.id)));
+            }
             read += positions.length;
             after = positions.at(-1);
             if (positions.length < relistBatch || !after) break;

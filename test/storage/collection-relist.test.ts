@@ -69,3 +69,36 @@ for (const backend of backends) {
     t.equal(await again.relist('s'), 0);
   });
 }
+
+t.test('a write between the read and the add of a relist step leaves no stale entry', async (t) => {
+  const raw = createMemoryStorage();
+  t.teardown(() => raw.close());
+  await before(raw).put('s', 'x', { name: 'old', tag: 'odd' }, undefined);
+  const writer = now(raw);
+  let raced = false;
+  // The relist's first add waits for a write that moves x to another tag and name.
+  const storage: Storage = {
+    ...raw,
+    keyv: (namespace) => raw.keyv(namespace),
+    index(namespace) {
+      const index = raw.index(namespace);
+      return {
+        ...index,
+        async addMany(entries) {
+          if (!raced && namespace === 'items') {
+            raced = true;
+            const current = await writer.get('s', 'x');
+            await writer.put('s', 'x', { name: 'new', tag: 'even' }, current);
+          }
+          return index.addMany(entries);
+        },
+      };
+    },
+  };
+  const items = now(storage);
+  t.equal(await items.relist('s'), 1);
+  t.ok(raced, 'the write happened mid-step');
+  t.same((await items.page('s', 'tag:odd', 10)).length, 0, 'not left in the old list');
+  t.same((await items.page('s', 'tag:even', 10)).length, 1, 'in the new one');
+  t.same(await names(items, ''), ['new'], 'found by its new key only');
+});
