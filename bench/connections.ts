@@ -96,6 +96,24 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
   const byUser = await latency((i) =>
     expectOk(call(base, 'GET', `/connections?limit=100&end_user_id=user-${i % 50_000}`), 'list by end user'),
   );
+  // Searches: one connection by a word of its email (person123 also finds person1230…), a term
+  // that matches every connection (a full page), within the integration; an end user within it.
+  const searchOne = await latency((i) =>
+    expectOk(call(base, 'GET', `/connections?limit=100&search=person${(i * 7919) % n}`), 'search one'),
+  );
+  const searchAll = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100&search=per'), 'search all'));
+  const searchWithin = await latency((i) =>
+    expectOk(
+      call(base, 'GET', `/connections?limit=100&provider_config_key=crm&search=person%20${(i * 7919) % n}`),
+      'search within',
+    ),
+  );
+  const userWithin = await latency((i) =>
+    expectOk(
+      call(base, 'GET', `/connections?limit=100&provider_config_key=crm&end_user_id=user-${i % 50_000}`),
+      'end user within',
+    ),
+  );
   const get = await latency((i) =>
     expectOk(call(base, 'GET', `/connections/${pick(i)}?provider_config_key=crm`), 'get'),
   );
@@ -121,6 +139,10 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
   console.log(
     `  at ${fmt(n)}: list page of 100 p50 ${ms(first.p50)} p99 ${ms(first.p99)}, from the middle p50 ${ms(deep.p50)} p99 ${ms(deep.p99)}` +
       ` | by end user p50 ${ms(byUser.p50)} p99 ${ms(byUser.p99)} | GET one p50 ${ms(get.p50)} | PATCH p50 ${ms(patch.p50)}`,
+  );
+  console.log(
+    `            search (p50/p99): one ${ms(searchOne.p50)}/${ms(searchOne.p99)}, a full page ${ms(searchAll.p50)}/${ms(searchAll.p99)},` +
+      ` within the integration ${ms(searchWithin.p50)}/${ms(searchWithin.p99)} | end user within the integration ${ms(userWithin.p50)}/${ms(userWithin.p99)}`,
   );
   console.log(
     `            proxy p50/p99 alone ${ms(proxyAlone.p50)}/${ms(proxyAlone.p99)}, while 4 list calls run ${ms(proxyBusy.p50)}/${ms(proxyBusy.p99)} | store ${mb(await size())} | RSS ${mb(rss)}`,

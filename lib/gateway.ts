@@ -78,7 +78,7 @@ export async function createGateway(options: GatewayOptions) {
   const connections = createConnectionService({ storage, cipher, catalog, integrations, events, cacheTtlMs });
   // A store written by an older version: its per-environment id arrays move into the ordered indexes.
   await integrations.upgrade();
-  await connections.upgrade();
+  await connections.upgrade(options.environments.map((e) => e.name));
   const urls = {
     callbackUrl: `${baseUrl}/oauth/callback`,
     setupUrl: `${baseUrl}/oauth/app-setup`,

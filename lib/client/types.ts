@@ -114,7 +114,10 @@ export type PatchConnectionInput = z.input<typeof patchConnectionSchema>;
 export interface ListConnectionsFilter {
   providerConfigKey?: string;
   endUserId?: string;
-  /** Substring of the connection id, end-user email or name. */
+  /**
+   * Matches where a word of the connection id, end-user email or display name starts (case-insensitive;
+   * `ada` finds `ada-1` and `Lady Ada`, not `Nevada`). Results come in order of the matched text.
+   */
   search?: string;
   /** 1-1000; default 100. */
   limit?: number;

@@ -22,6 +22,10 @@ export interface AuthProblem {
   at: string;
 }
 
+/** A connection's id in the store: its integration, then its connection id. */
+export const storedId = (providerConfigKey: string, connectionId: string) =>
+  `${providerConfigKey}\u001e${connectionId}`;
+
 /** What the store keeps: credentials sealed. */
 export interface StoredConnection {
   connection_id: string;

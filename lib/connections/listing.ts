@@ -1,6 +1,8 @@
-import type { Collection, IndexPosition } from '../storage/index.js';
-import { listedConnection, type StoredConnection } from './connection.js';
+import { fail } from '../errors.js';
+import { withinPrefix, type Collection, type IndexPosition } from '../storage/index.js';
+import { listedConnection, storedId, type StoredConnection } from './connection.js';
 import { listedView } from './listed-view.js';
+import { matchKey, searchList, searchPrefix, searchTerm } from './search.js';
 
 export interface ConnectionFilter {
   provider_config_key?: string | undefined;
@@ -18,29 +20,25 @@ export interface ConnectionPage {
 /** The lists a connection is in, beside its environment's `all`: one per filter the API offers. */
 export const connectionLists = (s: StoredConnection): string[] => [
   `integration:${s.provider_config_key}`,
-  ...(s.end_user ? [`end_user:${s.end_user.id}`] : []),
+  ...(s.end_user ? [`end_user:${s.end_user.id}`, endUserWithin(s.provider_config_key, s.end_user.id)] : []),
 ];
 
-/** How many index entries one call may examine when a filter has to look at the records (search). */
+/** An end user's connections within one integration (an integration key holds no ":"). */
+const endUserWithin = (providerConfigKey: string, endUserId: string) =>
+  `integration:${providerConfigKey}:end_user:${endUserId}`;
+
+/** How many index entries one call may examine when a filter skips some (a search within an integration or an end user's list). */
 const scanLimit = 5_000;
 
-function matches(s: StoredConnection, f: ConnectionFilter, search: string | undefined): boolean {
-  if (f.provider_config_key && s.provider_config_key !== f.provider_config_key) return false;
-  if (f.end_user_id && s.end_user?.id !== f.end_user_id) return false;
-  return (
-    !search ||
-    s.connection_id.toLowerCase().includes(search) ||
-    Boolean(s.end_user?.email?.toLowerCase().includes(search)) ||
-    Boolean(s.end_user?.display_name?.toLowerCase().includes(search))
-  );
-}
+type Page = { records: StoredConnection[]; next: IndexPosition | null };
 
 /**
- * One page of an environment's connections, oldest first. The filter picks the list to read
- * (an end user's, an integration's, or all); only the page's records are read, and none is
- * opened. A plain list is read by the store's page reader (off the gateway's thread on SQLite).
- * A search, or an end user within one integration, also checks the records it reads:
- * at most `scanLimit` per call, so a page may come back short with a cursor to go on.
+ * One page of an environment's connections. Without a search, oldest first from the list the
+ * filter picks (an end user's within an integration, an end user's, an integration's, or all),
+ * read by the store's page reader (off the gateway's thread on SQLite); none is opened.
+ * A search reads the search list (lib/connections/search.ts), in order of the matched text;
+ * with an end user, that end user's list is read and checked instead (at most `scanLimit`
+ * entries per call, so a page may come back short with a cursor to go on).
  */
 export async function listConnections(
   store: Collection<StoredConnection>,
@@ -49,67 +47,106 @@ export async function listConnections(
   limit: number,
   after: IndexPosition | undefined,
 ): Promise<ConnectionPage> {
-  const list = filter.end_user_id
-    ? `end_user:${filter.end_user_id}`
-    : filter.provider_config_key
-      ? `integration:${filter.provider_config_key}`
-      : 'all';
-  const search = filter.search?.toLowerCase();
-  const checks = search !== undefined || (filter.end_user_id !== undefined && filter.provider_config_key !== undefined);
-  if (!checks) {
+  const list = listOf(filter);
+  if (filter.search === undefined) {
     const page = await store.pageText(env, list, listedView, { limit, after });
     return { data: page.json, next: page.next };
   }
-  const { records, next } = await scan(store, env, list, filter, search, limit, after);
+  const term = searchTerm(filter.search);
+  if (term === undefined) fail('invalid_request', 'search: give at least one letter or digit.', { field: 'search' });
+  const { records, next } =
+    filter.end_user_id === undefined
+      ? await searchPage(store, env, filter.provider_config_key, term, limit, after)
+      : await scan(
+          store,
+          env,
+          list,
+          (s) => matchKey(s, term) !== undefined && s.end_user?.id === filter.end_user_id,
+          limit,
+          after,
+        );
   return { data: JSON.stringify(records.map(listedConnection)), next };
 }
 
-/** A page of the records of `list` that pass the filter's checks. */
+function listOf(filter: ConnectionFilter): string {
+  const { end_user_id: user, provider_config_key: pck } = filter;
+  if (user !== undefined) return pck === undefined ? `end_user:${user}` : endUserWithin(pck, user);
+  return pck === undefined ? 'all' : `integration:${pck}`;
+}
+
+/**
+ * A page of the connections a term matches, from the search list: each is listed once per word
+ * start, and shown at the first one the term matches (later ones, and entries a write left
+ * behind, are skipped), so a page reads about the page. Within an integration, other
+ * integrations' entries are skipped by id, unread: at most `scanLimit` entries a call.
+ */
+async function searchPage(
+  store: Collection<StoredConnection>,
+  env: string,
+  providerConfigKey: string | undefined,
+  term: string,
+  limit: number,
+  after: IndexPosition | undefined,
+): Promise<Page> {
+  const prefix = searchPrefix(term);
+  if (after && !withinPrefix(after, prefix)) {
+    fail('invalid_request', 'cursor: not a cursor of this search.', { field: 'cursor' });
+  }
+  const ours =
+    providerConfigKey === undefined ? () => true : (id: string) => id.startsWith(storedId(providerConfigKey, ''));
+  const records: StoredConnection[] = [];
+  let cursor = after;
+  let examined = 0;
+  for (;;) {
+    // One more than needed: whether the search goes on is mostly known without another read.
+    const want = providerConfigKey === undefined ? limit - records.length + 1 : 500;
+    const hits = await store.keyed(env, searchList, prefix, want, cursor);
+    const read = hits.filter((h) => ours(h.id));
+    const found = await store.getMany(
+      env,
+      read.map((h) => h.id),
+    );
+    let at = 0;
+    for (const hit of hits) {
+      if (records.length === limit) return { records, next: cursor ?? null };
+      cursor = hit.position;
+      if (!ours(hit.id)) continue;
+      const record = found[at++];
+      if (record && matchKey(record, term) === hit.key) records.push(record);
+    }
+    examined += hits.length;
+    if (hits.length < want) return { records, next: null };
+    if (examined >= scanLimit) return { records, next: cursor ?? null };
+  }
+}
+
+/** A page of the records of `list` that pass `keep`: at most `scanLimit` entries read per call. */
 async function scan(
   store: Collection<StoredConnection>,
   env: string,
   list: string,
-  filter: ConnectionFilter,
-  search: string | undefined,
+  keep: (s: StoredConnection) => boolean,
   limit: number,
   after: IndexPosition | undefined,
-): Promise<{ records: StoredConnection[]; next: IndexPosition | null }> {
+): Promise<Page> {
   const records: StoredConnection[] = [];
   let cursor = after;
   let scanned = 0;
   for (;;) {
-    const want = Math.min(Math.max(limit, 200), scanLimit - scanned);
+    const want = Math.min(Math.max(limit, 200), scanLimit - scanned) + 1;
     const positions = await store.page(env, list, want, cursor);
     const found = await store.getMany(
       env,
-      positions.map((p) => p.id),
+      positions.slice(0, want - 1).map((p) => p.id),
     );
-    for (let i = 0; i < positions.length; i++) {
-      const record = found[i];
+    for (let i = 0; i < found.length; i++) {
+      if (records.length === limit) return { records, next: cursor ?? null };
       cursor = positions[i];
-      if (record && matches(record, filter, search)) records.push(record);
-      if (records.length === limit) {
-        const next =
-          i < positions.length - 1
-            ? cursor
-            : positions.length < want
-              ? undefined
-              : await more(store, env, list, cursor);
-        return { records, next: next ?? null };
-      }
+      const record = found[i];
+      if (record && keep(record)) records.push(record);
     }
-    scanned += positions.length;
+    scanned += found.length;
     if (positions.length < want) return { records, next: null };
-    if (scanned >= scanLimit) return { records, next: cursor ?? null };
+    if (records.length === limit || scanned >= scanLimit) return { records, next: cursor ?? null };
   }
-}
-
-/** Whether the list goes on after `at` (so the last page of a list says so, not the one after it). */
-async function more(
-  store: Collection<StoredConnection>,
-  env: string,
-  list: string,
-  at: IndexPosition | undefined,
-): Promise<IndexPosition | undefined> {
-  return (await store.page(env, list, 1, at)).length > 0 ? at : undefined;
 }

@@ -67,7 +67,8 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
       query: {
         provider_config_key: 'integration filter',
         end_user_id: 'end user filter',
-        search: 'substring of id, email or name',
+        search:
+          'a word start of the connection id, end-user email or display name (case-insensitive, any length); results in order of the matched text, then integration and id',
         limit: '1-1000, default 100',
         cursor: 'next_cursor of the previous page',
       },

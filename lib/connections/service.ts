@@ -4,10 +4,11 @@ import { fail } from '../errors.js';
 import type { EventBus } from '../events/index.js';
 import type { IntegrationService } from '../integrations/index.js';
 import type { Catalog } from '../providers/index.js';
-import { createCollection, createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
+import { createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
-import { connectionLists, listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
+import { listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
+import { connectionsCollection, createConnectionStore, storedId } from './store.js';
 
 export interface ConnectionInput {
   provider_config_key: string;
@@ -45,8 +46,12 @@ export interface ConnectionService {
   ): Promise<ConnectionPage>;
   /** Every connection id of an integration, a page at a time. */
   idsOf(env: string, providerConfigKey: string): AsyncIterable<string>;
-  /** Moves connections stored by an older layout into the index (run once at start). */
-  upgrade(): Promise<number>;
+  /**
+   * Moves connections stored by an older layout into the index, and adds the environments'
+   * connections to lists they were written without (search, end user within an integration).
+   * Run at start; a store already up to date costs a read per environment.
+   */
+  upgrade(environments: readonly string[]): Promise<number>;
   patchEndUser(env: string, providerConfigKey: string, connectionId: string, endUser: EndUser): Promise<Connection>;
   setMetadata(
     env: string,
@@ -83,22 +88,18 @@ export interface ConnectionServiceDeps {
 }
 
 const sep = '\u001e';
-const idOf = (pck: string, cid: string) => `${pck}${sep}${cid}`;
+const idOf = storedId;
 
 /** Where connections keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
 export const sealedConnections = {
-  collection: 'connections',
+  collection: connectionsCollection,
   lock: (env: string, id: string) => `connection:${env}:${id}`,
   field: 'credentials',
 } as const;
 
 export function createConnectionService(deps: ConnectionServiceDeps): ConnectionService {
   const { cipher, storage, events } = deps;
-  const store = createCollection<StoredConnection>(storage, sealedConnections.collection, {
-    lists: connectionLists,
-    // The older layout kept no auth mode in clear: read it once from the credentials.
-    upgrade: (s) => (s.auth_mode ? s : { ...s, auth_mode: cipher.open<ConnectionCredentials>(s.credentials).type }),
-  });
+  const store = createConnectionStore(storage, cipher);
   const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
   const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
 
@@ -205,7 +206,11 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
         if (positions.length < 500) return;
       }
     },
-    upgrade: () => store.upgrade(),
+    async upgrade(environments) {
+      let moved = await store.upgrade();
+      for (const env of environments) moved += await store.relist(env);
+      return moved;
+    },
     patchEndUser(env, pck, cid, endUser) {
       // Each connection keeps its own copy (spec 2.4): no other connection is touched.
       return change(env, pck, cid, (s) => ({ ...s, end_user: { ...endUser } }));

@@ -1,3 +1,4 @@
+import { keyedEntryId, splitKeyedEntry, type KeyedEntry, type KeyedHit } from './keyed-list.js';
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
 import { collectPage, type PageText, type ValueView } from './page-reader.js';
 import type { Storage } from './storage.js';
@@ -8,6 +9,13 @@ export const allList = 'all';
 export interface CollectionOptions<T> {
   /** The lists (beside `all`) a value belongs to, e.g. `integration:<key>`: one per filter. */
   lists?: (value: T) => readonly string[];
+  /** Where a value is listed by key (keyed lists: read from a prefix, in key order). */
+  keys?: (value: T) => readonly KeyedEntry[];
+  /**
+   * Raise it when `lists` or `keys` give stored values entries they were written without:
+   * `relist` then adds them, scope by scope.
+   */
+  listsVersion?: number;
   /** Brings a value written by an older version up to date when its layout is upgraded. */
   upgrade?: (value: T) => T;
 }
@@ -28,6 +36,11 @@ export interface Collection<T extends { order?: number | undefined }> {
   put(scope: string, id: string, value: T, previous: T | undefined): Promise<T>;
   /** `lists`: where the id may still be listed when there is no `previous` (its value already gone). */
   delete(scope: string, id: string, previous: T | undefined, lists?: readonly string[]): Promise<boolean>;
+  /**
+   * Up to `limit` entries of a keyed list whose key starts with `prefix`, by key then id, after
+   * `after` (a hit's position) or from the prefix. Fewer than `limit`: nothing more matches.
+   */
+  keyed(scope: string, list: string, prefix: string, limit: number, after?: IndexPosition): Promise<KeyedHit[]>;
   /** Up to `limit` positions of a list after `after`, oldest first (newest first when `reverse`). */
   page(scope: string, list: string, limit: number, after?: IndexPosition, reverse?: boolean): Promise<IndexPosition[]>;
   /**
@@ -45,9 +58,19 @@ export interface Collection<T extends { order?: number | undefined }> {
    * drops the arrays. Safe to run again and from several processes; returns the values moved.
    */
   upgrade(): Promise<number>;
+  /**
+   * Adds the scope's values to the lists and keys they belong to now (`listsVersion` raised):
+   * in batches, resumable after a stop, safe to run again and from several processes. Returns
+   * the values it read; 0 once the scope is up to date.
+   */
+  relist(scope: string): Promise<number>;
 }
 
+type Entry = { list: string } & IndexPosition;
+
 const batch = 500;
+/** Values per relist step: each step's writes stay well within a guarded store's timeout, under load too. */
+const relistBatch = 100;
 /** 2: ordered indexes (1 was one array of ids per scope). */
 const currentLayout = 2;
 
@@ -59,10 +82,18 @@ export function createCollection<T extends { order?: number | undefined }>(
   const values = storage.keyv<T>(name);
   const index = storage.index(name);
   const listsOf = (value: T) => [allList, ...(options.lists?.(value) ?? [])];
+  /** Every index entry of a value, lists unscoped: its place in each list, at order 0 in keyed ones. */
+  const entriesOf = (value: T, id: string, order: number): Entry[] => [
+    ...listsOf(value).map((list) => ({ list, id, order })),
+    ...(options.keys?.(value) ?? []).map((k) => ({ list: k.list, id: keyedEntryId(k.key, id), order: 0 })),
+  ];
+  const tag = (e: Entry) => `${e.list}\u0000${e.id}`;
   const key = (scope: string, id: string) => `${scope}\u001f${id}`;
   const listKey = (scope: string, list: string) => `${scope}\u001f${list}`;
   const clock = createOrderClock();
   const layout = storage.keyv<number>('storage-layout');
+  const relisted = storage.keyv<{ version: number; after?: IndexPosition }>('storage-relisted');
+  const scoped = (scope: string) => (e: Entry) => ({ ...e, list: listKey(scope, e.list) });
 
   const collection: Collection<T> = {
     async get(scope, id) {
@@ -76,19 +107,35 @@ export function createCollection<T extends { order?: number | undefined }>(
     async put(scope, id, value, previous) {
       const order = previous?.order ?? value.order ?? clock();
       const stored = { ...value, order };
-      const before = previous ? listsOf(previous) : [];
-      const after = listsOf(stored);
-      // A list the value was already in, at the same order, needs no write.
-      const added = previous?.order === order ? after.filter((l) => !before.includes(l)) : after;
-      if (added.length > 0) await index.addMany(added.map((l) => ({ list: listKey(scope, l), id, order })));
+      const before = previous ? entriesOf(previous, id, previous.order ?? -1) : [];
+      const after = entriesOf(stored, id, order);
+      // An entry already there, at the same order, needs no write.
+      const had = new Map(before.map((e) => [tag(e), e.order]));
+      const added = after.filter((e) => had.get(tag(e)) !== e.order);
+      if (added.length > 0) await index.addMany(added.map(scoped(scope)));
       await values.set(key(scope, id), stored);
-      for (const l of before) if (!after.includes(l)) await index.remove(listKey(scope, l), id);
+      const kept = new Set(after.map(tag));
+      const gone = before.filter((e) => !kept.has(tag(e)));
+      await Promise.all(gone.map((e) => index.remove(listKey(scope, e.list), e.id)));
       return stored;
     },
     async delete(scope, id, previous, lists = []) {
       const existed = await values.delete(key(scope, id));
-      for (const l of previous ? listsOf(previous) : [allList, ...lists]) await index.remove(listKey(scope, l), id);
+      const entries = previous
+        ? entriesOf(previous, id, 0)
+        : [allList, ...lists].map((list) => ({ list, id, order: 0 }));
+      await Promise.all(entries.map((e) => index.remove(listKey(scope, e.list), e.id)));
       return existed;
+    },
+    async keyed(scope, list, prefix, limit, after) {
+      const positions = await index.page(listKey(scope, list), limit, after ?? { order: 0, id: prefix });
+      const hits: KeyedHit[] = [];
+      for (const position of positions) {
+        const { key, id } = splitKeyedEntry(position.id);
+        if (position.order !== 0 || !key.startsWith(prefix)) break;
+        hits.push({ key, id, position });
+      }
+      return hits;
     },
     page(scope, list, limit, after, reverse) {
       return index.page(listKey(scope, list), limit, after, reverse);
@@ -117,6 +164,56 @@ export function createCollection<T extends { order?: number | undefined }>(
         { waitMs: 600_000, ttlMs: 600_000 },
       );
     },
+    async relist(scope) {
+      const version = options.listsVersion ?? 0;
+      const at = `${name}\u001f${scope}`;
+      const upToDate = (s: { version: number; after?: IndexPosition } | undefined) =>
+        s?.version === version && !s.after;
+      if (upToDate(await relisted.get(at))) return 0;
+      return storage.coordinator.withLock(
+        `${name}-relist:${scope}`,
+        async () => {
+          const state = await relisted.get(at);
+          if (upToDate(state)) return 0;
+          // Resumes where a stopped run saved its place; adding an entry twice changes nothing.
+          let after = state?.version === version ? state.after : undefined;
+          let read = 0;
+          for (;;) {
+            const positions = await index.page(listKey(scope, allList), relistBatch, after);
+            const found = await collection.getMany(
+              scope,
+              positions.map((p) => p.id),
+            );
+            const entriesAt = (v: T | undefined, i: number) => {
+              const p = positions[i] as IndexPosition;
+              return v ? entriesOf(v, p.id, v.order ?? p.order) : [];
+            };
+            const entries = found.flatMap(entriesAt);
+            if (entries.length > 0) {
+              await index.addMany(entries.map(scoped(scope)));
+              // A write between the read and the add moved its value on: take back what the add
+              // put where the value no longer is (a write after this read does so itself).
+              const now = await collection.getMany(
+                scope,
+                positions.map((p) => p.id),
+              );
+              const stale = found.flatMap((v, i) => {
+                const kept = new Set(entriesAt(now[i], i).map(tag));
+                return entriesAt(v, i).filter((e) => !kept.has(tag(e)));
+              });
+              await Promise.all(stale.map((e) => index.remove(listKey(scope, e.list), e.id)));
+            }
+            read += positions.length;
+            after = positions.at(-1);
+            if (positions.length < relistBatch || !after) break;
+            await relisted.set(at, { version, after });
+          }
+          await relisted.set(at, { version });
+          return read;
+        },
+        { waitMs: 600_000, ttlMs: 600_000 },
+      );
+    },
   };
 
   /** The older layout: `<name>-index` holds, per scope, the array of every id, oldest first. */
@@ -140,7 +237,7 @@ export function createCollection<T extends { order?: number | undefined }>(
           const id = slice[k] as string;
           const upgraded = { ...(options.upgrade?.(value) ?? value), order: value.order ?? base + i + k };
           entries.push({ key: key(scope, id), value: upgraded });
-          for (const l of listsOf(upgraded)) positions.push({ list: listKey(scope, l), id, order: upgraded.order });
+          positions.push(...entriesOf(upgraded, id, upgraded.order).map(scoped(scope)));
         });
         if (positions.length > 0) await index.addMany(positions);
         if (entries.length > 0) await values.setMany(entries);

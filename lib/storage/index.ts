@@ -2,6 +2,7 @@ export type { IndexEntry, Storage, StorageInventory } from './storage.js';
 export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
 export { createReadCache, defaultCacheGraceMs, type ReadCache } from './read-cache.js';
 export { observeStorage, storageChannels, type StorageErrorEvent } from './diagnostics.js';
+export { keyedEntryId, splitKeyedEntry, withinPrefix, type KeyedEntry, type KeyedHit } from './keyed-list.js';
 export { comparePositions, createOrderClock, type IndexPosition, type OrderedIndex } from './ordered-index.js';
 export {
   guardStorage,

@@ -17,7 +17,8 @@ export interface OrderedIndex {
   remove(list: string, id: string): Promise<void>;
   /**
    * Up to `limit` entries after `after` (exclusive), ascending by (order, id), or descending
-   * when `reverse` is set (then "after" means below).
+   * when `reverse` is set (then "after" means below). In a keyed list (every entry at order 0,
+   * so ordered by id alone, compared as bytes) `after` may be any string: a prefix to seek to.
    */
   page(list: string, limit: number, after?: IndexPosition, reverse?: boolean): Promise<IndexPosition[]>;
   /** How many ids the list holds (bounded lists only: it may cost the list's length on SQLite). */

@@ -320,5 +320,19 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       await index.remove('l', 'missing');
       t.equal(await index.count('l'), 8);
     });
+
+    t.test('ordered index: a keyed list (order 0) seeks to any string, both ways', async (t) => {
+      const index = (await open(t)).index('ordered-keyed');
+      const ids = ['ab\u0001x', 'abc\u0001y', 'abd\u0001x', 'b\u0001z', 'é\u0001x', 'a\u0001z'];
+      await index.addMany(ids.map((id) => ({ list: 'k', id, order: 0 })));
+      const from = async (at: string, limit: number, reverse = false) =>
+        (await index.page('k', limit, { order: 0, id: at }, reverse)).map((p) => p.id);
+      t.same(await from('ab', 10), ['ab\u0001x', 'abc\u0001y', 'abd\u0001x', 'b\u0001z', 'é\u0001x'], 'from a prefix');
+      t.same(await from('abc', 1), ['abc\u0001y'], 'a prefix that is no entry');
+      t.same(await from('abc\u0001y', 2), ['abd\u0001x', 'b\u0001z'], 'from an entry');
+      t.same(await from('abd', 10, true), ['abc\u0001y', 'ab\u0001x', 'a\u0001z'], 'below a prefix, descending');
+      t.same(await from('z', 10), ['é\u0001x'], 'bytes order: é after z');
+      t.same((await index.page('k', 2))[0], { order: 0, id: 'a\u0001z' }, 'the first entry');
+    });
   });
 }

@@ -4,7 +4,9 @@ import type { RedisClient } from '../redis.js';
 /**
  * A page after a cursor in one round trip: from the cursor's rank when it is still where the
  * cursor saw it (O(log n + page)); when it was removed or moved since, from its score.
- * Orders are unique by construction (createOrderClock), so the score path loses no ties.
+ * Orders are unique by construction (createOrderClock), so the score path loses no ties, except
+ * at order 0: a keyed list (every entry at 0, ordered by id) seeks by member, where the cursor
+ * may be any string (a prefix). Redis orders equal scores by member bytes, as the other back ends do.
  */
 const PAGE_SCRIPT = `
 local limit = tonumber(ARGV[1])
@@ -14,6 +16,14 @@ if rev then rank = redis.call('ZREVRANK', KEYS[1], ARGV[4]) else rank = redis.ca
 if rank and tonumber(redis.call('ZSCORE', KEYS[1], ARGV[4])) == tonumber(ARGV[3]) then
   if rev then return redis.call('ZREVRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES') end
   return redis.call('ZRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES')
+end
+if tonumber(ARGV[3]) == 0 then
+  local ids
+  if rev then ids = redis.call('ZREVRANGEBYLEX', KEYS[1], '(' .. ARGV[4], '-', 'LIMIT', 0, limit)
+  else ids = redis.call('ZRANGEBYLEX', KEYS[1], '(' .. ARGV[4], '+', 'LIMIT', 0, limit) end
+  local out = {}
+  for i, id in ipairs(ids) do out[2 * i - 1] = id; out[2 * i] = '0' end
+  return out
 end
 if rev then return redis.call('ZREVRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '-inf', 'WITHSCORES', 'LIMIT', 0, limit) end
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '+inf', 'WITHSCORES', 'LIMIT', 0, limit)`;

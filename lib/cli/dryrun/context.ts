@@ -10,7 +10,7 @@ export interface DryRunTarget {
   connection: ConnectionSummary;
 }
 
-/** The connection by exact id (the list's search is a substring match, so keep looking for the exact one). */
+/** The connection by exact id (the list's search matches word starts, so keep looking for the exact one). */
 async function findConnection(
   target: GatewayTarget,
   integration: string,
