@@ -237,6 +237,7 @@ export function createSqliteStorage(
   const storage: Storage = {
     kind: 'sqlite',
     shared: false,
+    commitsTogether: table.commits !== undefined,
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {

@@ -1,5 +1,6 @@
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
 import { collectPage, type PageText, type ValueView } from './page-reader.js';
+import { inOrder } from './in-order.js';
 import type { Storage } from './storage.js';
 
 /** Every value of a scope is in its `all` list; `lists` names the others it belongs to. */
@@ -80,14 +81,20 @@ export function createCollection<T extends { order?: number | undefined }>(
       const after = listsOf(stored);
       // A list the value was already in, at the same order, needs no write.
       const added = previous?.order === order ? after.filter((l) => !before.includes(l)) : after;
-      if (added.length > 0) await index.addMany(added.map((l) => ({ list: listKey(scope, l), id, order })));
-      await values.set(key(scope, id), stored);
-      for (const l of before) if (!after.includes(l)) await index.remove(listKey(scope, l), id);
+      const left = before.filter((l) => !after.includes(l));
+      await inOrder(storage, [
+        ...(added.length > 0 ? [() => index.addMany(added.map((l) => ({ list: listKey(scope, l), id, order })))] : []),
+        () => values.set(key(scope, id), stored),
+        ...left.map((l) => () => index.remove(listKey(scope, l), id)),
+      ]);
       return stored;
     },
     async delete(scope, id, previous, lists = []) {
-      const existed = await values.delete(key(scope, id));
-      for (const l of previous ? listsOf(previous) : [allList, ...lists]) await index.remove(listKey(scope, l), id);
+      let existed = false;
+      await inOrder(storage, [
+        async () => (existed = await values.delete(key(scope, id))),
+        ...(previous ? listsOf(previous) : [allList, ...lists]).map((l) => () => index.remove(listKey(scope, l), id)),
+      ]);
       return existed;
     },
     page(scope, list, limit, after, reverse) {
