@@ -73,7 +73,14 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
         // throwOnErrors: a Redis failure must reach the caller, not become a silent `undefined`.
         const store = new KeyvRedis(client, { namespace: redisNamespace, throwOnErrors: true });
         // useKeyPrefix false: KeyvRedis already prefixes with its namespace; Keyv would add a second.
-        keyv = new Keyv({ store, namespace: redisNamespace, useKeyPrefix: false, throwOnErrors: true, serialize, deserialize });
+        keyv = new Keyv({
+          store,
+          namespace: redisNamespace,
+          useKeyPrefix: false,
+          throwOnErrors: true,
+          serialize,
+          deserialize,
+        });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;

@@ -31,7 +31,8 @@ t.test("writes every value exactly as Keyv's own serializer does", async (t) => 
     { value: { bufs: [Buffer.from([0, 1, 2])], text: 'a":b', key: { ':k': 1 } }, expires: null },
     { value: { 'a,': 'comma-ended key', quote: '\\":' }, expires: null },
   ];
-  for (const sample of [...samples, ...more]) t.equal(serialize(sample), defaultSerialize(sample), String(serialize(sample)));
+  for (const sample of [...samples, ...more])
+    t.equal(serialize(sample), defaultSerialize(sample), String(serialize(sample)));
 });
 
 t.test('a stored value with colon-led strings and a Buffer comes back intact through the SQLite store', async (t) => {
