@@ -41,12 +41,22 @@ interface Side {
   next: number;
   cpuUs: number[];
   rates: number[];
+  /** Bytes and write calls per import (/proc/<pid>/io): the WAL's frames, checkpoints and HTTP answers. */
+  wchar: number[];
+  syscw: number[];
 }
 
 /** utime + stime of every thread of the process, in µs (clock ticks of 10 ms). */
 function cpuUs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Bytes written and write system calls so far (every thread): these do not depend on the machine's load. */
+function writes(pid: number): { wchar: number; syscw: number } {
+  const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const read = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? NaN);
+  return { wchar: read('wchar'), syscw: read('syscw') };
 }
 
 const redisUrl = (name: string) => {
@@ -87,7 +97,7 @@ async function start(name: string, dist: string, port: number, dir: string): Pro
     }
   }
   await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
-  return { name, base, child, next: 0, cpuUs: [], rates: [] };
+  return { name, base, child, next: 0, cpuUs: [], rates: [], wchar: [], syscw: [] };
 }
 
 async function slice(side: Side) {
@@ -95,6 +105,7 @@ async function slice(side: Side) {
   let next = side.next;
   const t0 = performance.now();
   const c0 = cpuUs(side.child.pid as number);
+  const w0 = writes(side.child.pid as number);
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < to) await expectOk(call(side.base, 'POST', '/connections', connection(next++)), 'import');
@@ -102,6 +113,9 @@ async function slice(side: Side) {
   );
   side.rates.push(SLICE / ((performance.now() - t0) / 1000));
   side.cpuUs.push((cpuUs(side.child.pid as number) - c0) / SLICE);
+  const w1 = writes(side.child.pid as number);
+  side.wchar.push((w1.wchar - w0.wchar) / SLICE);
+  side.syscw.push((w1.syscw - w0.syscw) / SLICE);
   side.next = to;
 }
 
@@ -116,7 +130,7 @@ try {
   // One slice each to warm up (JIT, caches), not counted.
   for (const side of sides) {
     await slice(side);
-    side.cpuUs.length = side.rates.length = 0;
+    side.cpuUs.length = side.rates.length = side.wchar.length = side.syscw.length = 0;
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 ? [B, A] : [A, B]) await slice(side);
@@ -125,7 +139,8 @@ try {
   }
   for (const s of sides)
     console.log(
-      `${s.name}: median ${Math.round(median(s.rates))}/s, ${Math.round(median(s.cpuUs))} µs of server CPU per import (${s.next} imported)`,
+      `${s.name}: median ${Math.round(median(s.rates))}/s, ${Math.round(median(s.cpuUs))} µs of server CPU per import, ` +
+        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls per import (${s.next} imported)`,
     );
   const ratio = (pick: (s: Side) => number[]) => median(pick(A).map((a, i) => (pick(B)[i] ?? NaN) / a)).toFixed(3);
   console.log(
