@@ -3,7 +3,7 @@
  * (its escape for such strings, and its mark for Buffers) opens with `":` right after the start,
  * `{`, `[`, `,` or `:`. Text without that needs no reviver.
  */
-const escapedString = /(?:^|[{[,:])":/;
+export const escapedString = /(?:^|[{[,:])":/;
 
 /** Keyv's escapes: `:base64:…` is a Buffer, any other leading ':' was doubled on the way in. */
 function revive(_key: string, value: unknown): unknown {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { deserialize } from './deserialize.js';
+import { serialize } from './serialize.js';
 import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
@@ -72,7 +73,14 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
         // throwOnErrors: a Redis failure must reach the caller, not become a silent `undefined`.
         const store = new KeyvRedis(client, { namespace: redisNamespace, throwOnErrors: true });
         // useKeyPrefix false: KeyvRedis already prefixes with its namespace; Keyv would add a second.
-        keyv = new Keyv({ store, namespace: redisNamespace, useKeyPrefix: false, throwOnErrors: true, deserialize });
+        keyv = new Keyv({
+          store,
+          namespace: redisNamespace,
+          useKeyPrefix: false,
+          throwOnErrors: true,
+          serialize,
+          deserialize,
+        });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;

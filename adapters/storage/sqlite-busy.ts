@@ -18,7 +18,8 @@ export const sqliteBusyTimeoutMs = 0;
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 
-const isBusy = (error: unknown) => {
+/** True for SQLite's "another connection holds the lock", from either driver. */
+export const isSqliteBusy = (error: unknown): boolean => {
   const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
   // node:sqlite: code ERR_SQLITE_ERROR with SQLite's (extended) result code in `errcode`.
   if (typeof errcode === 'number') return (errcode & 0xff) === SQLITE_BUSY || (errcode & 0xff) === SQLITE_LOCKED;
@@ -41,7 +42,7 @@ export async function retryBusy<T>(work: () => T, waitMs: number): Promise<T> {
     try {
       return work();
     } catch (error) {
-      if (!isBusy(error)) throw error;
+      if (!isSqliteBusy(error)) throw error;
       const now = performance.now();
       if (deadline === 0) deadline = now + waitMs;
       if (now >= deadline) throw error;

@@ -1,4 +1,5 @@
-import { retryBusy } from './sqlite-busy.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isSqliteBusy } from './sqlite-busy.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
 
 /**
@@ -8,6 +9,11 @@ import type { SqliteDatabase } from './sqlite-driver.js';
  * commit. An import writes 6–8 rows in several namespaces (value, index entries, event, delivery,
  * sequences): committing each alone wrote the touched pages to the WAL each time, which was most
  * of an import's cost; now concurrent requests share one commit.
+ *
+ * Writes begun in one turn commit together or not at all: a statement that fails rolls the
+ * whole turn back (every writer of the turn hears why), and writes begun while the database is
+ * locked elsewhere wait, in order, for one transaction. So a caller may begin dependent writes
+ * (an index entry and its value, a sequence number and what it numbers) without awaiting each.
  */
 export interface GroupCommit {
   /** Runs `work` (synchronous statements) in this turn's transaction; resolves once it is committed. */
@@ -20,15 +26,25 @@ interface Turn {
   done: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
+  /** The first statement that failed: the turn then rolls back instead of committing. */
+  failed?: { error: unknown };
+}
+
+/** A write waiting for the lock another connection holds. */
+interface Waiting {
+  run(turn: Turn | undefined): void;
+  fail(error: unknown): void;
 }
 
 export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): GroupCommit {
   // IMMEDIATE: the write lock is taken at BEGIN, so a lock held elsewhere shows up here (and is
-  // waited out by retryBusy) instead of in the middle of a turn's writes.
+  // waited out below) instead of in the middle of a turn's writes.
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
   let current: Turn | undefined;
+  /** Writes begun while BEGIN met a lock, in order; they run together once it is free. */
+  let waiting: Waiting[] | undefined;
 
   const open = (): Turn => {
     begin.run();
@@ -40,7 +56,7 @@ export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): Group
     });
     // A turn whose only write threw has no one waiting on it.
     done.catch(() => undefined);
-    const turn = { done, resolve, reject };
+    const turn: Turn = { done, resolve, reject };
     setImmediate(() => end(turn));
     return turn;
   };
@@ -49,6 +65,7 @@ export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): Group
     if (current !== turn) return;
     current = undefined;
     try {
+      if (turn.failed) throw turn.failed.error;
       commit.run();
       turn.resolve();
     } catch (error) {
@@ -58,16 +75,65 @@ export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): Group
     }
   };
 
+  /** Runs `work` in `turn` (or alone, in a caller's own transaction); a failure fails the turn. */
+  const run = <T>(work: () => T, turn: Turn | undefined): Promise<T> => {
+    let value: T;
+    try {
+      value = work();
+    } catch (error) {
+      if (turn) turn.failed ??= { error };
+      return Promise.reject(error);
+    }
+    return turn ? turn.done.then(() => value) : Promise.resolve(value);
+  };
+
+  /** Retries BEGIN until the lock is free, then runs every waiting write in one turn. */
+  const waitForLock = async () => {
+    const deadline = performance.now() + busyWaitMs;
+    let pause = 2;
+    for (;;) {
+      await sleep(Math.min(pause + Math.random() * pause, Math.max(0, deadline - performance.now())));
+      pause = Math.min(pause * 2, 50);
+      const queued = waiting ?? [];
+      try {
+        // A caller's own transaction may have been opened meanwhile: the writes then join it.
+        if (!current && !db.inTransaction) current = open();
+      } catch (error) {
+        if (isSqliteBusy(error) && performance.now() < deadline) continue;
+        waiting = undefined;
+        for (const w of queued) w.fail(error);
+        return;
+      }
+      waiting = undefined;
+      for (const w of queued) w.run(current);
+      return;
+    }
+  };
+
   return {
-    async write<T>(work: () => T): Promise<T> {
-      const { value, turn } = await retryBusy(() => {
-        // A transaction opened by someone else (a caller's own db.transaction) is not ours to end.
-        if (!current && db.inTransaction) return { value: work(), turn: undefined };
-        current ??= open();
-        return { value: work(), turn: current };
-      }, busyWaitMs);
-      if (turn) await turn.done;
-      return value;
+    write<T>(work: () => T): Promise<T> {
+      if (waiting) {
+        const queue = waiting;
+        return new Promise<T>((resolve, reject) => {
+          queue.push({ run: (turn) => run(work, turn).then(resolve, reject), fail: reject });
+        });
+      }
+      // A transaction opened by someone else (a caller's own db.transaction) is not ours to end.
+      if (!current && db.inTransaction) return run(work, undefined);
+      if (!current) {
+        try {
+          current = open();
+        } catch (error) {
+          if (!isSqliteBusy(error)) return Promise.reject(error);
+          const queue: Waiting[] = [];
+          waiting = queue;
+          void waitForLock();
+          return new Promise<T>((resolve, reject) => {
+            queue.push({ run: (turn) => run(work, turn).then(resolve, reject), fail: reject });
+          });
+        }
+      }
+      return run(work, current);
     },
     flush() {
       if (current && db.open) end(current);

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deserialize, storedValue } from './deserialize.js';
+import { serialize } from './serialize.js';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import { collectPage, type PageRequest, type Storage } from '../../lib/storage/index.js';
 import { sqliteInventory } from './inventory/sqlite.js';
@@ -237,12 +238,13 @@ export function createSqliteStorage(
   const storage: Storage = {
     kind: 'sqlite',
     shared: false,
+    commitsTogether: table.commits !== undefined,
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {
         const store = new KeyvBetterSqlite(table, namespace, busyWaitMs);
         // throwOnErrors: a disk or SQL failure must reach the caller, not become `undefined`.
-        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, deserialize });
+        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, serialize, deserialize });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;

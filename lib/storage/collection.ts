@@ -1,6 +1,7 @@
 import { keyedEntryId, splitKeyedEntry, type KeyedEntry, type KeyedHit } from './keyed-list.js';
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
 import { collectPage, type PageText, type ValueView } from './page-reader.js';
+import { inOrder } from './in-order.js';
 import type { Storage } from './storage.js';
 
 /** Every value of a scope is in its `all` list; `lists` names the others it belongs to. */
@@ -112,19 +113,24 @@ export function createCollection<T extends { order?: number | undefined }>(
       // An entry already there, at the same order, needs no write.
       const had = new Map(before.map((e) => [tag(e), e.order]));
       const added = after.filter((e) => had.get(tag(e)) !== e.order);
-      if (added.length > 0) await index.addMany(added.map(scoped(scope)));
-      await values.set(key(scope, id), stored);
       const kept = new Set(after.map(tag));
       const gone = before.filter((e) => !kept.has(tag(e)));
-      await Promise.all(gone.map((e) => index.remove(listKey(scope, e.list), e.id)));
+      await inOrder(storage, [
+        ...(added.length > 0 ? [() => index.addMany(added.map(scoped(scope)))] : []),
+        () => values.set(key(scope, id), stored),
+        ...gone.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
+      ]);
       return stored;
     },
     async delete(scope, id, previous, lists = []) {
-      const existed = await values.delete(key(scope, id));
+      let existed = false;
       const entries = previous
         ? entriesOf(previous, id, 0)
         : [allList, ...lists].map((list) => ({ list, id, order: 0 }));
-      await Promise.all(entries.map((e) => index.remove(listKey(scope, e.list), e.id)));
+      await inOrder(storage, [
+        async () => (existed = await values.delete(key(scope, id))),
+        ...entries.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
+      ]);
       return existed;
     },
     async keyed(scope, list, prefix, limit, after) {

@@ -25,6 +25,7 @@ export function observeStorage(storage: Storage): Storage {
   return Object.freeze({
     kind: storage.kind,
     shared: storage.shared,
+    commitsTogether: storage.commitsTogether,
     coordinator: storage.coordinator,
     queue: <T>(name: string, options?: QueueOptions) => storage.queue<T>(name, options),
     index: (namespace: string) => storage.index(namespace),

@@ -69,6 +69,7 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
   return {
     kind: storage.kind,
     shared: storage.shared,
+    commitsTogether: storage.commitsTogether,
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let guarded = keyvs.get(namespace);
       if (!guarded) {

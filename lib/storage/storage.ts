@@ -13,6 +13,12 @@ export interface Storage {
   readonly kind: string;
   /** True when several gateway processes may share this storage; caches then keep short TTLs. */
   readonly shared: boolean;
+  /**
+   * True when writes begun in one event-loop turn (no await between them) commit together, in
+   * one transaction, or not at all (SQLite's group commit): dependent writes may then be begun
+   * at once instead of each after the previous one's commit (see `inOrder`).
+   */
+  readonly commitsTogether?: boolean | undefined;
   /** A Keyv whose keys live under `namespace`; the same namespace always gives the same data. */
   keyv<T = unknown>(namespace: string): Keyv<T>;
   readonly coordinator: Coordinator;

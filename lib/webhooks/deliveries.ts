@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/index.js';
+import { inOrder, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -52,8 +52,16 @@ export interface DeliveryPage {
   next: number | null;
 }
 
+/** Numbers taken in the history; `store` keeps the records under them (after the numbers themselves). */
+export interface ReservedDeliveries {
+  first: number;
+  store(records: readonly DeliveryRecord[]): Promise<void>;
+}
+
 export interface DeliveryLog {
   putMany(records: readonly DeliveryRecord[]): Promise<void>;
+  /** Takes `count` numbers, for a caller that stores the records with other writes (`inOrder`). */
+  reserve(env: string, count: number): Promise<ReservedDeliveries>;
   get(env: string, seq: number): Promise<DeliveryRecord | undefined>;
   /** Read-modify-write of one record; each record is only ever changed by the job that owns it. */
   update(env: string, seq: number, edit: (record: DeliveryRecord) => DeliveryRecord): Promise<void>;
@@ -82,12 +90,20 @@ export function createDeliveryLog(
     (!f.state || r.state === f.state) &&
     (!f.delivery_id || r.delivery_id === f.delivery_id);
 
+  const putMany = async (records: readonly DeliveryRecord[]) => {
+    const expired = records.map((r) => r.seq - options.retention).filter((seq) => seq > 0);
+    const env = records[0]?.environment;
+    // Dropping the oldest does not depend on the new ones: where a turn commits together, one commit.
+    await inOrder(storage, [
+      () => kv.setMany(records.map((r) => ({ key: key(r.environment, r.seq), value: r }))),
+      ...(env !== undefined && expired.length > 0 ? [() => kv.deleteMany(expired.map((seq) => key(env, seq)))] : []),
+    ]);
+  };
   return {
-    async putMany(records) {
-      await kv.setMany(records.map((r) => ({ key: key(r.environment, r.seq), value: r })));
-      const expired = records.map((r) => r.seq - options.retention).filter((seq) => seq > 0);
-      const env = records[0]?.environment;
-      if (env !== undefined && expired.length > 0) await kv.deleteMany(expired.map((seq) => key(env, seq)));
+    putMany,
+    async reserve(env, count) {
+      const { first, written } = await sequence.reserve(env, count);
+      return { first, store: (records) => inOrder(storage, [() => written, () => putMany(records)]) };
     },
     async get(env, seq) {
       return (await kv.get(key(env, seq))) ?? undefined;

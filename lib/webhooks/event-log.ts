@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/index.js';
+import { inOrder, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -20,8 +20,16 @@ export interface EventPage {
   has_more: boolean;
 }
 
+/** A number taken in the feed; `store` keeps the event under it (after the number itself). */
+export interface ReservedEvent {
+  seq: number;
+  store(event: Omit<StoredEvent, 'seq'>): Promise<void>;
+}
+
 export interface EventLog {
   append(env: string, event: Omit<StoredEvent, 'seq'>): Promise<number>;
+  /** Takes the next number, for a caller that stores the event with other writes (`inOrder`). */
+  reserve(env: string): Promise<ReservedEvent>;
   get(env: string, seq: number): Promise<StoredEvent | undefined>;
   /** Events after `after`, oldest first, at most `limit`. */
   after(env: string, after: number, limit: number): Promise<EventPage>;
@@ -41,12 +49,24 @@ const holeGraceMs = 30_000;
 export function createEventLog(storage: Storage, sequence: DeliverySequence, options: { retention: number }): EventLog {
   const kv = storage.keyv<StoredEvent>('webhook-events');
   const key = (env: string, seq: number) => `${env}\u001f${seq}`;
+  const reserve = async (env: string): Promise<ReservedEvent> => {
+    const { first: seq, written } = await sequence.reserve(env, 1);
+    return {
+      seq,
+      store: (event) =>
+        inOrder(storage, [
+          () => written,
+          () => kv.set(key(env, seq), { seq, ...event }),
+          ...(seq > options.retention ? [() => kv.delete(key(env, seq - options.retention))] : []),
+        ]),
+    };
+  };
   return {
+    reserve,
     async append(env, event) {
-      const seq = await sequence.next(env, 1);
-      await kv.set(key(env, seq), { seq, ...event });
-      if (seq > options.retention) await kv.delete(key(env, seq - options.retention));
-      return seq;
+      const reserved = await reserve(env);
+      await reserved.store(event);
+      return reserved.seq;
     },
     async get(env, seq) {
       return (await kv.get(key(env, seq))) ?? undefined;

@@ -81,7 +81,7 @@ export async function createWebhooks(deps: WebhookDeps) {
   const sender = createWebhookSender({
     settings,
     connectionUrls,
-    sequence,
+    storage,
     log,
     events,
     queue,

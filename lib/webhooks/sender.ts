@@ -6,8 +6,8 @@ import type { EventLog } from './event-log.js';
 import { webhookChannels } from './diagnostics.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
 import type { WorkQueue } from '../queue/index.js';
+import { inOrder, type Storage } from '../storage/index.js';
 import type { DeliveryJob } from './delivery-job.js';
-import type { DeliverySequence } from './sequence.js';
 import type { WebhookSettingsStore } from './settings.js';
 
 export interface SendResult {
@@ -27,7 +27,8 @@ export interface WebhookSender {
 export interface SenderDeps {
   settings: WebhookSettingsStore;
   connectionUrls: ConnectionWebhookUrls;
-  sequence: DeliverySequence;
+  /** Whether the store commits writes begun together as one (`inOrder`). */
+  storage: Pick<Storage, 'commitsTogether'>;
   log: DeliveryLog;
   events: EventLog;
   queue: WorkQueue<DeliveryJob>;
@@ -66,19 +67,11 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
       } as WebhookPayload;
       const body = JSON.stringify(payload);
       const targets = await targetsOf(env, event);
-      // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
-      const eventSeq = await deps.events.append(env, {
-        delivery_id: payload.delivery_id,
-        type: event.type,
-        connection_id: event.connection_id,
-        provider_config_key: event.provider_config_key,
-        body,
-        created_at: payload.created_at,
-      });
-      const first = await deps.sequence.next(env, targets.length);
+      const feed = await deps.events.reserve(env);
+      const numbers = await deps.log.reserve(env, targets.length);
       const records: DeliveryRecord[] = targets.map(({ target, url }, i) => ({
-        seq: first + i,
-        event_seq: eventSeq,
+        seq: numbers.first + i,
+        event_seq: feed.seq,
         delivery_id: payload.delivery_id,
         environment: env,
         type: event.type,
@@ -92,8 +85,20 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         created_at: payload.created_at,
         updated_at: payload.created_at,
       }));
-      // The record first: the worker may pick the job up at once and update it.
-      await deps.log.putMany(records);
+      // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
+      // Then the records: the worker may pick a job up at once and update its record.
+      await inOrder(deps.storage, [
+        () =>
+          feed.store({
+            delivery_id: payload.delivery_id,
+            type: event.type,
+            connection_id: event.connection_id,
+            provider_config_key: event.provider_config_key,
+            body,
+            created_at: payload.created_at,
+          }),
+        () => numbers.store(records),
+      ]);
       const jobs: DeliveryJob[] = records
         .filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null)
         .map((r) => ({

@@ -1,6 +1,7 @@
 import { defaultDeserialize, defaultSerialize } from '@keyv/serialize';
 import t from 'tap';
 import { deserialize } from '../../adapters/storage/deserialize.js';
+import { serialize } from '../../adapters/storage/serialize.js';
 import { createSqliteStorage } from '../../adapters/storage/index.js';
 import { join } from 'node:path';
 
@@ -22,6 +23,16 @@ t.test("reads every value exactly as Keyv's own deserializer does", async (t) =>
     const text = defaultSerialize(sample);
     t.same(deserialize(text), defaultDeserialize(text), text);
   }
+});
+
+t.test("writes every value exactly as Keyv's own serializer does", async (t) => {
+  const more: unknown[] = [
+    { value: { at: new Date(0), skipped: undefined, list: [1, undefined, 'x'], nested: { ok: true } }, expires: 9 },
+    { value: { bufs: [Buffer.from([0, 1, 2])], text: 'a":b', key: { ':k': 1 } }, expires: null },
+    { value: { 'a,': 'comma-ended key', quote: '\\":' }, expires: null },
+  ];
+  for (const sample of [...samples, ...more])
+    t.equal(serialize(sample), defaultSerialize(sample), String(serialize(sample)));
 });
 
 t.test('a stored value with colon-led strings and a Buffer comes back intact through the SQLite store', async (t) => {

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { createSqliteStorage } from '../../adapters/storage/index.js';
+import { createGroupCommit } from '../../adapters/storage/sqlite-commit.js';
 import { openSqliteDatabase, usableSqliteDrivers, type SqliteDriver } from '../../adapters/storage/sqlite-driver.js';
 
 const walBytes = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
@@ -73,5 +74,53 @@ for (const driver of usableSqliteDrivers()) {
     const reopened = createSqliteStorage({ path, driver });
     t.teardown(() => reopened.close());
     t.equal(await reopened.keyv<string>('ns').get('late'), 'kept');
+  });
+}
+
+for (const driver of usableSqliteDrivers()) {
+  t.test(`a statement that fails takes every write of its turn down with it (${driver})`, async (t) => {
+    const path = join(t.testdir(), 'p.db');
+    const storage = createSqliteStorage({ path, driver });
+    t.teardown(() => storage.close());
+    const kv = storage.keyv<string>('ns');
+    const db = openSqliteDatabase(path, { driver });
+    t.teardown(() => db.close());
+    const commits = createGroupCommit(db, 1_000);
+    const insert = db.prepare('INSERT INTO portico_kv (namespace, key, value) VALUES (?, ?, ?)');
+    // An index entry and its value begun together: the second fails, so neither may stay.
+    const first = commits.write(() => insert.run('ns', 'entry', '{"value":"listed"}'));
+    const second = commits.write(() => {
+      throw new Error('disk full');
+    });
+    await t.rejects(second, /disk full/);
+    await t.rejects(first, /disk full/, 'the write that ran is refused too');
+    t.equal(await kv.get('entry'), undefined, 'nothing of the turn was committed');
+    await commits.write(() => insert.run('ns', 'after', '{"value":"kept"}'));
+    t.equal(await kv.get('after'), 'kept', 'the next turn commits');
+  });
+
+  t.test(`writes begun while another connection holds the lock commit together, in order (${driver})`, async (t) => {
+    const path = join(t.testdir(), 'p.db');
+    const storage = createSqliteStorage({ path, driver, busyWaitMs: 2_000 });
+    t.teardown(() => storage.close());
+    const kv = storage.keyv<number>('ns');
+    await kv.set('n', 0);
+    const other = openSqliteDatabase(path, { driver });
+    t.teardown(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('COMMIT'), 100);
+    const writes = [kv.set('n', 1), kv.set('n', 2), kv.set('m', 3)];
+    await Promise.all(writes);
+    t.equal(await kv.get('n'), 2, 'the later write of the same key wins');
+    t.equal(await kv.get('m'), 3);
+
+    const short = createSqliteStorage({ path, driver, busyWaitMs: 100, pageReader: false });
+    t.teardown(() => short.close());
+    other.exec('BEGIN IMMEDIATE');
+    t.teardown(() => other.inTransaction && other.exec('ROLLBACK'));
+    const refused = [short.keyv<number>('ns').set('x', 1), short.keyv<number>('ns').set('y', 2)];
+    for (const write of refused) await t.rejects(write, 'the lock outlasted the wait: refused');
+    other.exec('ROLLBACK');
+    t.equal(await short.keyv<number>('ns').get('x'), undefined, 'nothing was written');
   });
 }

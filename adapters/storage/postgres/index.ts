@@ -2,6 +2,7 @@ import Keyv from 'keyv';
 import type { WorkQueue } from '../../../lib/queue/index.js';
 import type { Storage } from '../../../lib/storage/index.js';
 import { deserialize } from '../deserialize.js';
+import { serialize } from '../serialize.js';
 import { createPostgresCoordinator } from './coordinator.js';
 import { postgresInventory } from './inventory.js';
 import { createSweeper, KeyvPostgresStore } from './keyv-store.js';
@@ -35,7 +36,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       if (!keyv) {
         const store = new KeyvPostgresStore(db, namespace, sweep);
         // throwOnErrors: a database failure must reach the caller, not become a silent `undefined`.
-        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, deserialize });
+        keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true, serialize, deserialize });
         keyvs.set(namespace, keyv);
       }
       return keyv as Keyv<T>;

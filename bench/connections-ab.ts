@@ -1,0 +1,154 @@
+/**
+ * Imports through HTTP, two builds side by side (issue 17): each build's standalone server in a
+ * process of its own (as deployed, request logs off), this process the client. Slices of
+ * `--slice` imports (16 in flight) alternate between the two, the order flipped every round,
+ * and each slice's server CPU (every thread, from /proc) is divided by its imports: on a shared
+ * machine the CPU per import and the per-round ratio say more than the rates.
+ *
+ *   npm run build && node dist/bench/connections-ab.js --a /path/to/other/dist --b dist [--rounds 10] [--slice 1000] [--store sqlite|redis]
+ *
+ * `--a` / `--b`: a build's `dist` folder (e.g. `git archive <commit> | tar -x` elsewhere, then
+ * `npm run build` there). With `--store redis`, `--redis-url` names a database the bench may fill
+ * (emptied before and after; default redis://127.0.0.1:6379/12 and the next database for B).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient } from '@keyv/redis';
+import { call, connection, expectOk, secretKey } from './connections-load.js';
+
+const { values: args } = parseArgs({
+  options: {
+    a: { type: 'string' },
+    b: { type: 'string' },
+    rounds: { type: 'string', default: '10' },
+    slice: { type: 'string', default: '1000' },
+    store: { type: 'string', default: 'sqlite' },
+    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
+  },
+});
+if (!args.a || !args.b) throw new Error('--a and --b: the dist folders of the two builds');
+const ROUNDS = Number(args.rounds);
+const SLICE = Number(args.slice);
+const IN_FLIGHT = 16;
+
+interface Side {
+  name: string;
+  base: string;
+  child: ChildProcess;
+  next: number;
+  cpuUs: number[];
+  rates: number[];
+  /** Bytes and write calls per import (/proc/<pid>/io): the WAL's frames, checkpoints and HTTP answers. */
+  wchar: number[];
+  syscw: number[];
+}
+
+/** utime + stime of every thread of the process, in µs (clock ticks of 10 ms). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Bytes written and write system calls so far (every thread): these do not depend on the machine's load. */
+function writes(pid: number): { wchar: number; syscw: number } {
+  const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const read = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? NaN);
+  return { wchar: read('wchar'), syscw: read('syscw') };
+}
+
+const redisUrl = (name: string) => {
+  const url = new URL(String(args['redis-url']));
+  if (name === 'B') url.pathname = `/${Number(url.pathname.slice(1) || 0) + 1}`;
+  return url.toString();
+};
+
+async function emptyRedis(url: string) {
+  const client = createClient({ url });
+  await client.connect();
+  await client.flushDb();
+  await client.close();
+}
+
+async function start(name: string, dist: string, port: number, dir: string): Promise<Side> {
+  const storeUrl = args.store === 'redis' ? redisUrl(name) : `sqlite://${join(dir, `${name}.db`)}`;
+  if (args.store === 'redis') await emptyRedis(storeUrl);
+  const child = spawn(process.execPath, [resolve(dist, 'adapters/standalone/main.js')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      SERVICE_PORT: String(port),
+      SERVICE_STORE_URL: storeUrl,
+      SERVICE_SECRET_KEY: secretKey,
+      SERVICE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      SERVICE_LOG_LEVEL: 'silent',
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await call(base, 'GET', '/integrations');
+      break;
+    } catch (error) {
+      if (i > 300) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
+  return { name, base, child, next: 0, cpuUs: [], rates: [], wchar: [], syscw: [] };
+}
+
+async function slice(side: Side) {
+  const to = side.next + SLICE;
+  let next = side.next;
+  const t0 = performance.now();
+  const c0 = cpuUs(side.child.pid as number);
+  const w0 = writes(side.child.pid as number);
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < to) await expectOk(call(side.base, 'POST', '/connections', connection(next++)), 'import');
+    }),
+  );
+  side.rates.push(SLICE / ((performance.now() - t0) / 1000));
+  side.cpuUs.push((cpuUs(side.child.pid as number) - c0) / SLICE);
+  const w1 = writes(side.child.pid as number);
+  side.wchar.push((w1.wchar - w0.wchar) / SLICE);
+  side.syscw.push((w1.syscw - w0.syscw) / SLICE);
+  side.next = to;
+}
+
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+
+const dir = mkdtempSync(join(tmpdir(), 'portico-ab-'));
+const sides: Side[] = [];
+try {
+  sides.push(await start('A', args.a, 39_101, dir), await start('B', args.b, 39_102, dir));
+  const [A, B] = sides as [Side, Side];
+  // One slice each to warm up (JIT, caches), not counted.
+  for (const side of sides) {
+    await slice(side);
+    side.cpuUs.length = side.rates.length = side.wchar.length = side.syscw.length = 0;
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of round % 2 ? [B, A] : [A, B]) await slice(side);
+    const last = (s: Side) => `${Math.round(s.rates.at(-1) ?? 0)}/s ${Math.round(s.cpuUs.at(-1) ?? 0)} µs`;
+    console.log(`round ${round + 1}: A ${last(A)} | B ${last(B)} | load ${load()}`);
+  }
+  for (const s of sides)
+    console.log(
+      `${s.name}: median ${Math.round(median(s.rates))}/s, ${Math.round(median(s.cpuUs))} µs of server CPU per import, ` +
+        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls per import (${s.next} imported)`,
+    );
+  const ratio = (pick: (s: Side) => number[]) => median(pick(A).map((a, i) => (pick(B)[i] ?? NaN) / a)).toFixed(3);
+  console.log(
+    `B / A, median of the rounds' ratios: CPU per import ${ratio((s) => s.cpuUs)}, rate ${ratio((s) => s.rates)}`,
+  );
+} finally {
+  for (const s of sides) s.child.kill();
+  rmSync(dir, { recursive: true, force: true });
+  if (args.store === 'redis') for (const name of ['A', 'B']) await emptyRedis(redisUrl(name));
+  process.exit(0);
+}
