@@ -75,50 +75,8 @@ function valueJson(value: unknown): string | undefined {
   }
 }
 
-/** Marks the edge's own fields (lib/http/edge.ts); a symbol, so copies, JSON and `for…in` never see it. */
-export const edgeFields = Symbol('portico.edgeRequestFields');
-
-/** The fields of the edge's request line, in the order written; the mark goes last (after the literal's plain keys). */
-export type EdgeRequestFields = {
-  request_id: string;
-  /** Always set on a server's request (Node's type allows undefined). */
-  method: string | undefined;
-  path: string;
-  status: number;
-  duration_ms: number;
-  environment: string | undefined;
-  integration?: string;
-  connection?: string;
-  provider_host?: string;
-  provider_status?: number | null;
-  upstream_ms?: number | null;
-  [edgeFields]: true;
-};
-
-const numberJson = (value: number | null | undefined): string =>
-  typeof value === 'number' && Number.isFinite(value) ? String(value) : 'null';
-
-/**
- * The edge's line, the same JSON `requestLine` writes for its fields: read by name, in a fixed
- * order, with no walk over keys, no key lookups and no type dispatch per field. In the gateway's
- * process (caches cold between requests) the walk cost several times what a loop measures.
- */
-function edgeLine(f: EdgeRequestFields): string {
-  let line = `${headNow()},"request_id":${stringJson(f.request_id)}`;
-  if (f.method !== undefined) line += `,"method":${stringJson(f.method)}`;
-  line += `,"path":${stringJson(f.path)},"status":${numberJson(f.status)},"duration_ms":${numberJson(f.duration_ms)}`;
-  if (f.environment !== undefined) line += `,"environment":${stringJson(f.environment)}`;
-  if (f.integration !== undefined) line += `,"integration":${stringJson(f.integration)}`;
-  if (f.connection !== undefined) line += `,"connection":${stringJson(f.connection)}`;
-  if (f.provider_host !== undefined) line += `,"provider_host":${stringJson(f.provider_host)}`;
-  if (f.provider_status !== undefined) line += `,"provider_status":${numberJson(f.provider_status)}`;
-  if (f.upstream_ms !== undefined) line += `,"upstream_ms":${numberJson(f.upstream_ms)}`;
-  return `${line},"msg":"request"}\n`;
-}
-
 /** One request line, newline included; `undefined` values are left out, as pino does. */
 export function requestLine(fields: Record<string, unknown>): string {
-  if ((fields as Partial<EdgeRequestFields>)[edgeFields] === true) return edgeLine(fields as EdgeRequestFields);
   let line = headNow();
   for (const key in fields) {
     const json = valueJson(fields[key]);
