@@ -5,7 +5,7 @@ import { connectionLists } from '../../lib/connections/listing.js';
 import { searchKeys } from '../../lib/connections/search.js';
 import type { StoredConnection } from '../../lib/connections/index.js';
 import { keyedEntryId, type Storage } from '../../lib/storage/index.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { prodKey, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { sharedStores } from '../helpers/shared-stores.js';
 
 type Listed = { connection_id: string; provider_config_key: string };
@@ -154,3 +154,26 @@ for (const backend of backends) {
     t.equal(await after.gateway.connections.upgrade(['dev', 'prod']), 0, 'a second start has nothing to do');
   });
 }
+
+t.test(
+  "another environment's key finds none of dev's connections by search, nor reads on with dev's cursor",
+  async (t) => {
+    const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db') });
+    t.teardown(() => storage.close());
+    const gw = await startGateway(t, { storage });
+    await seed(gw);
+    const dev = await gw.call('GET', '/connections?search=ada&limit=1');
+    t.equal(dev.status, 200);
+    t.equal(dev.json.data.length, 1, 'dev finds its own');
+    t.ok(dev.json.next_cursor, 'with more to read');
+    for (const query of ['search=ada', 'search=lovelace&provider_config_key=b', 'search=grace&end_user_id=u-grace']) {
+      const prod = await gw.call('GET', `/connections?${query}`, { key: prodKey });
+      t.equal(prod.status, 200, query);
+      t.same(prod.json.data, [], `prod sees nothing for ${query}`);
+    }
+    const replayed = await gw.call('GET', `/connections?search=ada&limit=1&cursor=${dev.json.next_cursor}`, {
+      key: prodKey,
+    });
+    t.same(replayed.status === 200 ? replayed.json.data : [], [], "dev's cursor shows prod nothing of dev's");
+  },
+);
