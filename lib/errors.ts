@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { HttpContext } from './http/context.js';
 import type { Logger } from './http/logger.js';
 
 /**
@@ -160,7 +160,11 @@ const retryAfterSeconds: Partial<Record<ErrorCode, number>> = {
 export const errorCodeHeader = 'Portico-Error';
 
 /** Answers a thrown error: the gateway's own with its code and status, anything else as `server_error` without internals. */
-export function answerError(ctx: Context, err: unknown, logger: Logger): void {
+export function answerError(
+  ctx: Pick<HttpContext, 'status' | 'set' | 'body' | 'state'>,
+  err: unknown,
+  logger: Logger,
+): void {
   const known = GatewayError.is(err) ? err : fromHttpError(err as { status?: number });
   // Tells the gateway's own errors from a provider's answer passed through the proxy (the SDK reads it).
   if (known) {

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { createConnect, createHookRegistry, verifyCredentials } from './connect/index.js';
@@ -17,7 +18,10 @@ import { createEventBus } from './events/index.js';
 import type { GatewayOptions } from './gateway-options.js';
 import { createHealthRoutes, createReadiness, queueCheck, storeCheck } from './health/index.js';
 import { createLogger } from './http/logger.js';
+import type { HttpContext } from './http/context.js';
 import { createEdge } from './http/edge.js';
+import { createLane } from './http/lane.js';
+import { createRequestIds } from './http/request-id.js';
 import type { RouteSpec } from './http/route-spec.js';
 import { routeTable } from './http/route-table.js';
 import { createIntegrationRoutes, createIntegrationService } from './integrations/index.js';
@@ -228,14 +232,20 @@ export async function createGateway(options: GatewayOptions) {
 
   // Request id, the one error shape, and the request log (with the status the caller got),
   // around the dispatch: a proxied call goes straight to the proxy, past the route tables.
-  const middleware: Middleware = createEdge(logger, (ctx, next) => {
-    // The raw request line (a mount has already taken its prefix off `req.url`): no URL parsing here.
-    if (proxy.handles(ctx.req.method ?? '', ctx.req.url ?? '')) {
-      authenticate(ctx);
-      return proxy.forward(ctx as Parameters<typeof proxy.forward>[0]);
-    }
-    return route(ctx, next);
-  });
+  const nextRequestId = createRequestIds();
+  const forward = (ctx: HttpContext) => {
+    authenticate(ctx);
+    return proxy.forward(ctx);
+  };
+  const middleware: Middleware = createEdge<Koa.ParameterizedContext>(
+    logger,
+    (ctx, next) =>
+      // The raw request line (a mount has already taken its prefix off `req.url`): no URL parsing here.
+      proxy.handles(ctx.req.method ?? '', ctx.req.url ?? '') ? forward(ctx) : route(ctx, next),
+    nextRequestId,
+  );
+  // `callback()`'s proxied calls skip Koa's context: the same edge and proxy on a lane context.
+  const lane = createLane(createEdge(logger, forward, nextRequestId), logger);
 
   /** Everything but the proxy: public routes, then the secret key and the protected routes. */
   async function route(ctx: Koa.ParameterizedContext, next: Koa.Next): Promise<void> {
@@ -289,7 +299,11 @@ export async function createGateway(options: GatewayOptions) {
     /** A Koa application running only the stack. */
     app,
     /** A Node `(req, res)` handler, for http.createServer or Express. */
-    callback: () => app.callback(),
+    callback: () => {
+      const koa = app.callback();
+      return (req: IncomingMessage, res: ServerResponse) =>
+        proxy.handles(req.method ?? '', req.url ?? '') ? lane(req, res) : koa(req, res);
+    },
     logger,
     baseUrl,
     catalog,

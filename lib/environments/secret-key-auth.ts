@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { fail } from '../errors.js';
+import type { HttpContext } from '../http/context.js';
 import type { Environment } from './environment.js';
 
 export interface KeyMatcher {
@@ -49,7 +50,7 @@ export function createKeyMatcher(environments: readonly Environment[]): KeyMatch
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 /** Checks `Authorization: Bearer <secret key>` and sets `ctx.state.environment`; 401 otherwise. */
-export type Authenticate = (ctx: Context) => Environment;
+export type Authenticate = (ctx: HttpContext) => Environment;
 
 export function createAuthenticate(matcher: KeyMatcher): Authenticate {
   return function authenticate(ctx) {

@@ -1,5 +1,5 @@
-import type { Context, Middleware } from 'koa';
 import { answerError } from '../errors.js';
+import type { HttpContext } from './context.js';
 import type { Logger } from './logger.js';
 import { createRequestIds } from './request-id.js';
 
@@ -15,7 +15,7 @@ interface UpstreamFields {
 const clientRequestId = /^[\w.-]{1,64}$/;
 
 /** Koa's `ctx.path` without its URL parse for the usual origin-form target (`/a/b?c`): the part before `?`. */
-function pathOf(ctx: Context): string {
+function pathOf(ctx: HttpContext): string {
   const url = ctx.req.url ?? '';
   if (url.charCodeAt(0) !== 47 || url.includes('#')) return ctx.path;
   const mark = url.indexOf('?');
@@ -29,12 +29,15 @@ function pathOf(ctx: Context): string {
  * caller got — for a response that streams on (a proxied body), when it ends. The line is
  * skipped (and its fields never built) when the logger does not write `info`.
  */
-export function createEdge(logger: Logger, inner: Middleware): Middleware {
+export function createEdge<C extends HttpContext>(
+  logger: Logger,
+  inner: (ctx: C, next: () => Promise<void>) => unknown,
+  nextId: () => string = createRequestIds(),
+): (ctx: C, next: () => Promise<void>) => Promise<void> {
   const logging = logger.enabled?.('info') ?? true;
   const request = logger.request ?? ((fields: Record<string, unknown>) => logger.info('request', fields));
-  const nextId = createRequestIds();
 
-  const finish = (ctx: Context, id: string, started: number) => {
+  const finish = (ctx: C, id: string, started: number) => {
     // Set last, for Koa to send; a response written already (the proxy's) carries it itself.
     if (!ctx.res.headersSent) ctx.res.setHeader('X-Request-Id', id);
     if (!logging) return;

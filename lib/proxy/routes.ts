@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Middleware } from 'koa';
 import { fail, GatewayError } from '../errors.js';
 import { defaultBodyLimit } from '../http/body.js';
+import type { HttpContext } from '../http/context.js';
 import type { Logger } from '../http/logger.js';
 import { toRouter, type HttpMethod, type RouteSpec } from '../http/route-spec.js';
 import type { GatewayState } from '../http/state.js';
@@ -90,7 +90,7 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
   // The note exists for the request log's line: with that line off, no object and no clock per call.
   const noting = logger.enabled?.('info') ?? true;
 
-  type Ctx = Parameters<Middleware<GatewayState>>[0];
+  type Ctx = HttpContext;
 
   const paginated = async (ctx: Ctx, call: PreparedCall, cancel: Cancel) => {
     const upstream = noting ? upstreamNote(call) : undefined;
