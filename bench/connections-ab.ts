@@ -44,6 +44,9 @@ interface Side {
   /** Bytes and write calls per import (/proc/<pid>/io): the WAL's frames, checkpoints and HTTP answers. */
   wchar: number[];
   syscw: number[];
+  /** With --store redis: the Redis server's CPU (µs) and commands per import (slices run one at a time). */
+  redisCpuUs: number[];
+  redisCommands: number[];
 }
 
 /** utime + stime of every thread of the process, in µs (clock ticks of 10 ms). */
@@ -64,6 +67,17 @@ const redisUrl = (name: string) => {
   if (name === 'B') url.pathname = `/${Number(url.pathname.slice(1) || 0) + 1}`;
   return url.toString();
 };
+
+/** The Redis server's CPU so far (µs, user + sys) and commands processed: the whole server's, so other users' show too. */
+async function redisStats(): Promise<{ cpuUs: number; commands: number }> {
+  if (args.store !== 'redis') return { cpuUs: NaN, commands: NaN };
+  const client = createClient({ url: redisUrl('A') });
+  await client.connect();
+  const text = String(await client.info());
+  await client.close();
+  const read = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(text)?.[1] ?? NaN);
+  return { cpuUs: (read('used_cpu_user') + read('used_cpu_sys')) * 1e6, commands: read('total_commands_processed') };
+}
 
 async function emptyRedis(url: string) {
   const client = createClient({ url });
@@ -97,7 +111,7 @@ async function start(name: string, dist: string, port: number, dir: string): Pro
     }
   }
   await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
-  return { name, base, child, next: 0, cpuUs: [], rates: [], wchar: [], syscw: [] };
+  return { name, base, child, next: 0, cpuUs: [], rates: [], wchar: [], syscw: [], redisCpuUs: [], redisCommands: [] };
 }
 
 async function slice(side: Side) {
@@ -106,6 +120,7 @@ async function slice(side: Side) {
   const t0 = performance.now();
   const c0 = cpuUs(side.child.pid as number);
   const w0 = writes(side.child.pid as number);
+  const r0 = await redisStats();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < to) await expectOk(call(side.base, 'POST', '/connections', connection(next++)), 'import');
@@ -116,6 +131,10 @@ async function slice(side: Side) {
   const w1 = writes(side.child.pid as number);
   side.wchar.push((w1.wchar - w0.wchar) / SLICE);
   side.syscw.push((w1.syscw - w0.syscw) / SLICE);
+  const r1 = await redisStats();
+  side.redisCpuUs.push((r1.cpuUs - r0.cpuUs) / SLICE);
+  // The two INFO calls of the slice itself are not the import's.
+  side.redisCommands.push((r1.commands - r0.commands - 2) / SLICE);
   side.next = to;
 }
 
@@ -131,6 +150,7 @@ try {
   for (const side of sides) {
     await slice(side);
     side.cpuUs.length = side.rates.length = side.wchar.length = side.syscw.length = 0;
+    side.redisCpuUs.length = side.redisCommands.length = 0;
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 ? [B, A] : [A, B]) await slice(side);
@@ -140,11 +160,15 @@ try {
   for (const s of sides)
     console.log(
       `${s.name}: median ${Math.round(median(s.rates))}/s, ${Math.round(median(s.cpuUs))} µs of server CPU per import, ` +
-        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls per import (${s.next} imported)`,
+        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls per import (${s.next} imported)` +
+        (args.store === 'redis'
+          ? `; Redis server: ${Math.round(median(s.redisCpuUs))} µs of CPU and ${median(s.redisCommands).toFixed(1)} commands per import`
+          : ''),
     );
   const ratio = (pick: (s: Side) => number[]) => median(pick(A).map((a, i) => (pick(B)[i] ?? NaN) / a)).toFixed(3);
   console.log(
-    `B / A, median of the rounds' ratios: CPU per import ${ratio((s) => s.cpuUs)}, rate ${ratio((s) => s.rates)}`,
+    `B / A, median of the rounds' ratios: CPU per import ${ratio((s) => s.cpuUs)}, rate ${ratio((s) => s.rates)}` +
+      (args.store === 'redis' ? `, Redis CPU per import ${ratio((s) => s.redisCpuUs)}` : ''),
   );
 } finally {
   for (const s of sides) s.child.kill();

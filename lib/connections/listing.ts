@@ -2,7 +2,7 @@ import { fail } from '../errors.js';
 import { withinPrefix, type Collection, type IndexPosition } from '../storage/index.js';
 import { listedConnection, storedId, type StoredConnection } from './connection.js';
 import { listedView } from './listed-view.js';
-import { matchKey, searchList, searchPrefix, searchTerm } from './search.js';
+import { matchKey, searchKeys, searchList, searchPrefix, searchTerm } from './search.js';
 
 export interface ConnectionFilter {
   provider_config_key?: string | undefined;
@@ -17,6 +17,15 @@ export interface ConnectionPage {
   next: IndexPosition | null;
 }
 
+/**
+ * Entries of one connection that a read found without a value, or that its value is not listed
+ * by: what a write cut short, or a deletion that found no value, left behind.
+ */
+export interface Stale {
+  id: string;
+  entries: { list: string; entry: string }[];
+}
+
 /** The lists a connection is in, beside its environment's `all`: one per filter the API offers. */
 export const connectionLists = (s: StoredConnection): string[] => [
   `integration:${s.provider_config_key}`,
@@ -29,8 +38,21 @@ const endUserWithin = (providerConfigKey: string, endUserId: string) =>
 
 /** How many index entries one call may examine when a filter skips some (a search within an integration or an end user's list). */
 const scanLimit = 5_000;
+/**
+ * How long one call goes on reading when a filter skips entries: past it, the page comes back as
+ * far as it got, with a cursor. A slow store (each read near the store's deadline) then costs a
+ * call about this and one more read, not a dozen reads one after another.
+ */
+export const readBudgetMs = 1_000;
 
-type Page = { records: StoredConnection[]; next: IndexPosition | null };
+type Page = { records: StoredConnection[]; next: IndexPosition | null; stale: Stale[] };
+
+/** Notes that `list` holds `entry` for `id`, whose value the read did not find. */
+function noteStale(into: Stale[], list: string, id: string, entry: string) {
+  const known = into.find((u) => u.id === id);
+  if (known) known.entries.push({ list, entry });
+  else into.push({ id, entries: [{ list, entry }] });
+}
 
 /**
  * One page of an environment's connections. Without a search, oldest first from the list the
@@ -38,7 +60,7 @@ type Page = { records: StoredConnection[]; next: IndexPosition | null };
  * read by the store's page reader (off the gateway's thread on SQLite); none is opened.
  * A search reads the search list (lib/connections/search.ts), in order of the matched text;
  * with an end user, that end user's list is read and checked instead (at most `scanLimit`
- * entries per call, so a page may come back short with a cursor to go on).
+ * entries, and for at most `readBudgetMs`, per call, so a page may come back short with a cursor to go on).
  */
 export async function listConnections(
   store: Collection<StoredConnection>,
@@ -46,17 +68,18 @@ export async function listConnections(
   filter: ConnectionFilter,
   limit: number,
   after: IndexPosition | undefined,
-): Promise<ConnectionPage> {
+): Promise<ConnectionPage & { stale: Stale[] }> {
   const list = listOf(filter);
   if (filter.search === undefined) {
     const page = await store.pageText(env, list, listedView, { limit, after });
-    return { data: page.json, next: page.next };
+    return { data: page.json, next: page.next, stale: [] };
   }
   const term = searchTerm(filter.search);
   if (term === undefined) fail('invalid_request', 'search: give at least one letter or digit.', { field: 'search' });
-  const { records, next } =
+  const until = performance.now() + readBudgetMs;
+  const { records, next, stale } =
     filter.end_user_id === undefined
-      ? await searchPage(store, env, filter.provider_config_key, term, limit, after)
+      ? await searchPage(store, env, filter.provider_config_key, term, limit, after, until)
       : await scan(
           store,
           env,
@@ -64,8 +87,9 @@ export async function listConnections(
           (s) => matchKey(s, term) !== undefined && s.end_user?.id === filter.end_user_id,
           limit,
           after,
+          until,
         );
-  return { data: JSON.stringify(records.map(listedConnection)), next };
+  return { data: JSON.stringify(records.map(listedConnection)), next, stale };
 }
 
 function listOf(filter: ConnectionFilter): string {
@@ -78,7 +102,8 @@ function listOf(filter: ConnectionFilter): string {
  * A page of the connections a term matches, from the search list: each is listed once per word
  * start, and shown at the first one the term matches (later ones, and entries a write left
  * behind, are skipped), so a page reads about the page. Within an integration, other
- * integrations' entries are skipped by id, unread: at most `scanLimit` entries a call.
+ * integrations' entries are skipped by id, unread: at most `scanLimit` entries a call, and no
+ * read begun after `until`.
  */
 async function searchPage(
   store: Collection<StoredConnection>,
@@ -87,6 +112,7 @@ async function searchPage(
   term: string,
   limit: number,
   after: IndexPosition | undefined,
+  until: number,
 ): Promise<Page> {
   const prefix = searchPrefix(term);
   if (after && !withinPrefix(after, prefix)) {
@@ -95,6 +121,7 @@ async function searchPage(
   const ours =
     providerConfigKey === undefined ? () => true : (id: string) => id.startsWith(storedId(providerConfigKey, ''));
   const records: StoredConnection[] = [];
+  const stale: Stale[] = [];
   let cursor = after;
   let examined = 0;
   for (;;) {
@@ -108,19 +135,22 @@ async function searchPage(
     );
     let at = 0;
     for (const hit of hits) {
-      if (records.length === limit) return { records, next: cursor ?? null };
+      if (records.length === limit) return { records, next: cursor ?? null, stale };
       cursor = hit.position;
       if (!ours(hit.id)) continue;
       const record = found[at++];
       if (record && matchKey(record, term) === hit.key) records.push(record);
+      else if (!record || !searchKeys(record).some((k) => k.key === hit.key)) {
+        noteStale(stale, searchList, hit.id, hit.position.id);
+      }
     }
     examined += hits.length;
-    if (hits.length < want) return { records, next: null };
-    if (examined >= scanLimit) return { records, next: cursor ?? null };
+    if (hits.length < want) return { records, next: null, stale };
+    if (examined >= scanLimit || performance.now() >= until) return { records, next: cursor ?? null, stale };
   }
 }
 
-/** A page of the records of `list` that pass `keep`: at most `scanLimit` entries read per call. */
+/** A page of the records of `list` that pass `keep`: at most `scanLimit` entries read per call, and no read begun after `until`. */
 async function scan(
   store: Collection<StoredConnection>,
   env: string,
@@ -128,8 +158,10 @@ async function scan(
   keep: (s: StoredConnection) => boolean,
   limit: number,
   after: IndexPosition | undefined,
+  until: number,
 ): Promise<Page> {
   const records: StoredConnection[] = [];
+  const stale: Stale[] = [];
   let cursor = after;
   let scanned = 0;
   for (;;) {
@@ -140,13 +172,17 @@ async function scan(
       positions.slice(0, want - 1).map((p) => p.id),
     );
     for (let i = 0; i < found.length; i++) {
-      if (records.length === limit) return { records, next: cursor ?? null };
-      cursor = positions[i];
+      if (records.length === limit) return { records, next: cursor ?? null, stale };
+      const position = positions[i] as IndexPosition;
+      cursor = position;
       const record = found[i];
       if (record && keep(record)) records.push(record);
+      else if (!record || !connectionLists(record).includes(list)) noteStale(stale, list, position.id, position.id);
     }
     scanned += found.length;
-    if (positions.length < want) return { records, next: null };
-    if (records.length === limit || scanned >= scanLimit) return { records, next: cursor ?? null };
+    if (positions.length < want) return { records, next: null, stale };
+    if (records.length === limit || scanned >= scanLimit || performance.now() >= until) {
+      return { records, next: cursor ?? null, stale };
+    }
   }
 }

@@ -58,6 +58,13 @@ export function searchKeys(s: StoredConnection): KeyedEntry[] {
   return [...keys].map((key) => ({ list: searchList, key }));
 }
 
+/** The search entries of a connection id's own words: what a deletion can remove without the connection's value. */
+export function idSearchKeys(connectionId: string): KeyedEntry[] {
+  const words = new Set<string>();
+  wordStarts(connectionId, words);
+  return [...new Set([...words].map(keyOf))].map((key) => ({ list: searchList, key }));
+}
+
 /** The term as the index reads it: folded, leading punctuation dropped; undefined when no letter or digit is left. */
 export function searchTerm(search: string): string | undefined {
   const term = fold(search).replace(/^[^\p{L}\p{N}]+/u, '');

@@ -7,7 +7,8 @@ import type { Catalog } from '../providers/index.js';
 import { createReadCache, type IndexPosition, type Storage } from '../storage/index.js';
 import type { AuthProblem, Connection, EndUser, StoredConnection } from './connection.js';
 import type { ConnectionCredentials } from './credentials.js';
-import { listConnections, type ConnectionFilter, type ConnectionPage } from './listing.js';
+import { idSearchKeys } from './search.js';
+import { listConnections, type ConnectionFilter, type ConnectionPage, type Stale } from './listing.js';
 import { connectionsCollection, createConnectionStore, storedId } from './store.js';
 
 export interface ConnectionInput {
@@ -127,6 +128,29 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       return open(env, next);
     });
 
+  /**
+   * Takes out entries a read found stale, each connection under its lock (then no write of it is
+   * under way, and its value says which entries it is listed by). A connection being written is
+   * left for a later read; a failure leaves them too: the page was read, and the next read skips
+   * them again.
+   */
+  const dropStale = (env: string, stale: readonly Stale[]) =>
+    Promise.all(
+      stale.map(async ({ id, entries }) => {
+        try {
+          const lease = await storage.coordinator.tryLock(sealedConnections.lock(env, id), 10_000);
+          if (!lease) return;
+          try {
+            await store.dropStale(env, id, entries);
+          } finally {
+            await lease.release();
+          }
+        } catch {
+          // Best effort, as above.
+        }
+      }),
+    );
+
   const service: ConnectionService = {
     async upsert(env, input, operation) {
       const integration = await deps.integrations.require(env, input.provider_config_key);
@@ -194,8 +218,10 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       cache.set(cacheKey(env, pck, cid), connection);
       return connection;
     },
-    list(env, filter, page) {
-      return listConnections(store, env, filter, page.limit, page.after);
+    async list(env, filter, page) {
+      const { stale, ...listed } = await listConnections(store, env, filter, page.limit, page.after);
+      if (stale.length > 0) await dropStale(env, stale);
+      return listed;
     },
     async *idsOf(env, pck) {
       let after: IndexPosition | undefined;
@@ -262,8 +288,10 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     },
     async delete(env, pck, cid) {
       const stored = await store.get(env, idOf(pck, cid));
-      // Without a value (a write cut short), still leave the integration's list: deleteAllOf reads it.
-      const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`]);
+      // Without a value (a write cut short), still leave the integration's list (deleteAllOf reads
+      // it) and the search entries of the id's words; those of the end user's email and name, and
+      // the end user's lists, go when a read finds them (dropStale).
+      const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`], idSearchKeys(cid));
       cache.delete(cacheKey(env, pck, cid));
       if (existed && stored) {
         await events.publish({

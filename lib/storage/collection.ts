@@ -35,8 +35,25 @@ export interface Collection<T extends { order?: number | undefined }> {
    * undefined for a new id: the value keeps its order, and moves between lists as they change.
    */
   put(scope: string, id: string, value: T, previous: T | undefined): Promise<T>;
-  /** `lists`: where the id may still be listed when there is no `previous` (its value already gone). */
-  delete(scope: string, id: string, previous: T | undefined, lists?: readonly string[]): Promise<boolean>;
+  /**
+   * `lists` and `keys`: where the id may still be listed when there is no `previous` (its value
+   * already gone), as far as the caller can tell without the value.
+   */
+  delete(
+    scope: string,
+    id: string,
+    previous: T | undefined,
+    lists?: readonly string[],
+    keys?: readonly KeyedEntry[],
+  ): Promise<boolean>;
+  /**
+   * Re-reads `id`'s value and takes out of their lists those of `entries` it is not listed by
+   * (all of them when the value is gone): entries a write cut short, or a deletion that found no
+   * value, left behind. `entry` is the id in the list (a keyed entry's as `keyedEntryId` makes
+   * it). The caller holds the value's lock, so that no write of it is under way. Returns how many
+   * it removed.
+   */
+  dropStale(scope: string, id: string, entries: readonly { list: string; entry: string }[]): Promise<number>;
   /**
    * Up to `limit` entries of a keyed list whose key starts with `prefix`, by key then id, after
    * `after` (a hit's position) or from the prefix. Fewer than `limit`: nothing more matches.
@@ -122,16 +139,26 @@ export function createCollection<T extends { order?: number | undefined }>(
       ]);
       return stored;
     },
-    async delete(scope, id, previous, lists = []) {
+    async delete(scope, id, previous, lists = [], keys = []) {
       let existed = false;
       const entries = previous
         ? entriesOf(previous, id, 0)
-        : [allList, ...lists].map((list) => ({ list, id, order: 0 }));
+        : [
+            ...[allList, ...lists].map((list) => ({ list, id, order: 0 })),
+            ...keys.map((k) => ({ list: k.list, id: keyedEntryId(k.key, id), order: 0 })),
+          ];
       await inOrder(storage, [
         async () => (existed = await values.delete(key(scope, id))),
         ...entries.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
       ]);
       return existed;
+    },
+    async dropStale(scope, id, entries) {
+      const value = await collection.get(scope, id);
+      const listed = new Set(value ? entriesOf(value, id, value.order ?? 0).map(tag) : []);
+      const stale = entries.filter((e) => !listed.has(tag({ list: e.list, id: e.entry, order: 0 })));
+      await Promise.all(stale.map((e) => index.remove(listKey(scope, e.list), e.entry)));
+      return stale.length;
     },
     async keyed(scope, list, prefix, limit, after) {
       const positions = await index.page(listKey(scope, list), limit, after ?? { order: 0, id: prefix });

@@ -153,6 +153,64 @@ for (const backend of backends) {
     t.same(await walk(t, after, '&end_user_id=u-ada&provider_config_key=a', 10), ['a/ada-1']);
     t.equal(await after.gateway.connections.upgrade(['dev', 'prod']), 0, 'a second start has nothing to do');
   });
+
+  t.test(`${backend.name}: a deletion that finds no value leaves no search entry behind once searched`, async (t) => {
+    const storage = await backend.open(t);
+    if (!storage) return;
+    t.teardown(() => storage.close());
+    const gw = await startGateway(t, { storage });
+    await seed(gw);
+    const index = storage.index('connections');
+    /** The index entries of the search and end user lists that name `id`. */
+    const entriesOf = async (id: string) => {
+      const found: string[] = [];
+      for (const list of ['search', 'end_user:u-ada', 'integration:b:end_user:u-ada']) {
+        const entries = await index.page(
+          `dev\u001f${list}`,
+          1_000,
+          list === 'search' ? { order: 0, id: '' } : undefined,
+        );
+        for (const e of entries) if (e.id === id || e.id.endsWith(`\u0001${id}`)) found.push(`${list} ${e.id}`);
+      }
+      return found;
+    };
+    const ghost = `b\u001eada-2`;
+    t.ok((await entriesOf(ghost)).length > 5, 'ada-2 is listed by its word starts and its end user');
+    // A deletion cut short after its value went: the value and its `all` entry are gone, the
+    // search and end user entries stay. Deleting again finds no value to derive them from.
+    const values = storage.keyv<StoredConnection>('connections');
+    t.ok(await values.delete(`dev\u001f${ghost}`));
+    await index.remove('dev\u001fall', ghost);
+    const again = await gw.call('DELETE', '/connections/ada-2?provider_config_key=b');
+    t.equal(again.status, 404, 'the second deletion: not found');
+    t.equal(again.json.error.code, 'unknown_connection');
+
+    t.same(await walk(t, gw, '&search=ada', 10), ['a/ada-1'], 'search finds the live one only');
+    t.same(await walk(t, gw, '&search=lovelace', 10), ['a/ada-1', 'b/x-lovelace']);
+    t.same(await walk(t, gw, '&search=love&end_user_id=u-ada', 10), ['a/ada-1'], 'and within the end user');
+    t.same(await walk(t, gw, '&search=ada&provider_config_key=b', 10), [], 'and within its integration');
+    t.same(await walk(t, gw, '&search=exa', 10), ['a/ada-1', 'b/x-lovelace'], 'the email domain');
+    t.same(await walk(t, gw, '&search=love&end_user_id=u-ada&provider_config_key=b', 10), [], 'within both');
+    t.same(await entriesOf(ghost), [], 'its search and end user entries are gone, not kept');
+    t.ok((await entriesOf(`a\u001eada-1`)).length > 5, "the live connection's entries are all kept");
+    t.same(await walk(t, gw, '&search=ada', 10), ['a/ada-1'], 'and is still found');
+
+    // An entry a write left while the value moved on (an email changed, its old entry not
+    // removed): searched, it goes too, and the connection is found by its new email only.
+    const patched = await gw.call('PATCH', '/connections/grace?provider_config_key=b', {
+      body: { end_user: { id: 'u-grace', email: 'admiral@navy.mil', display_name: 'Grace Hopper' } },
+    });
+    t.equal(patched.status, 200, patched.text);
+    const graceId = `b\u001egrace`;
+    await index.addMany([{ list: 'dev\u001fsearch', id: keyedEntryId('grace@navy.mil', graceId), order: 0 }]);
+    t.same(await walk(t, gw, '&search=grace@', 10), [], 'the old email finds nothing');
+    const left = await index.page('dev\u001fsearch', 10, { order: 0, id: 'grace@' });
+    t.notOk(
+      left.some((e) => e.id === keyedEntryId('grace@navy.mil', graceId)),
+      'and its entry is gone',
+    );
+    t.same(await walk(t, gw, '&search=admiral', 10), ['b/grace'], 'the new one finds Grace');
+  });
 }
 
 t.test(

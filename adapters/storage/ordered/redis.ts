@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
 import type { RedisClient } from '../redis.js';
 
@@ -28,6 +29,49 @@ end
 if rev then return redis.call('ZREVRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '-inf', 'WITHSCORES', 'LIMIT', 0, limit) end
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '+inf', 'WITHSCORES', 'LIMIT', 0, limit)`;
 
+/**
+ * Several lists' entries in one command: KEYS are the lists' sorted sets, ARGV for each key its
+ * number of entries then its (score, member) pairs. A `ZADD` per 256 pairs keeps the arguments
+ * of one call within Lua's stack. One command for an import's entries (five lists, the search
+ * list with several members) instead of one per list; atomic, as any script.
+ */
+const ADD_MANY_SCRIPT = `
+local at = 1
+for _, key in ipairs(KEYS) do
+  local n = tonumber(ARGV[at])
+  at = at + 1
+  local j = 0
+  while j < n do
+    local args = {}
+    local k = 0
+    while j < n and k < 512 do
+      args[k + 1] = ARGV[at]
+      args[k + 2] = ARGV[at + 1]
+      at = at + 2
+      k = k + 2
+      j = j + 1
+    end
+    redis.call('ZADD', key, unpack(args))
+  end
+end
+return #KEYS`;
+const ADD_MANY_SHA = createHash('sha1').update(ADD_MANY_SCRIPT).digest('hex');
+
+/** Runs a script by its digest, sending it whole only when the server does not know it yet (after a restart, say). */
+async function evalCached(
+  client: RedisClient,
+  script: string,
+  sha: string,
+  options: { keys: string[]; arguments: string[] },
+) {
+  try {
+    return await client.evalSha(sha, options);
+  } catch (error) {
+    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+    return client.eval(script, options);
+  }
+}
+
 /** Ordered lists as sorted sets: `<prefix>idx:<namespace>:<list>`, the order as score, the id as member. */
 export function createRedisOrderedIndexes(client: RedisClient, prefix: string): (namespace: string) => OrderedIndex {
   return (namespace) => {
@@ -43,14 +87,20 @@ export function createRedisOrderedIndexes(client: RedisClient, prefix: string): 
         await client.zAdd(key(list), { score: order, value: id });
       },
       async addMany(entries) {
-        const byList = new Map<string, { score: number; value: string }[]>();
+        if (entries.length === 0) return;
+        const byList = new Map<string, string[]>();
         for (const e of entries) {
           const members = byList.get(e.list) ?? [];
-          members.push({ score: e.order, value: e.id });
+          members.push(String(e.order), e.id);
           byList.set(e.list, members);
         }
-        // Issued together: node-redis pipelines commands sent in the same tick.
-        await Promise.all([...byList].map(([list, members]) => client.zAdd(key(list), members)));
+        const keys: string[] = [];
+        const args: string[] = [];
+        for (const [list, members] of byList) {
+          keys.push(key(list));
+          args.push(String(members.length / 2), ...members);
+        }
+        await evalCached(client, ADD_MANY_SCRIPT, ADD_MANY_SHA, { keys, arguments: args });
       },
       async remove(list, id) {
         await client.zRem(key(list), id);
