@@ -12,6 +12,7 @@
  *   --large <bytes>      size of the large-body run, 0 to skip (default 1073741824)
  *   --verbose            print every cycle of slices as it ends (req/s, CPU per request, major GCs)
  *   --standalone-store <url>  the standalone server's store (default: SQLite in a temp folder); `none` skips it
+ *   --pin <on|off>       load generator on CPU 0, every proxy process on CPU 1 (default on; taskset)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,6 +20,7 @@ import { cpus, loadavg } from 'node:os';
 import { download, upload } from './proxy/large-body.js';
 import { createClient, percentile, runLoad } from './proxy/load.js';
 import { targets, type Ports, type Target } from './proxy/scenarios.js';
+import { pinToCpu } from './proxy/pin.js';
 import { startStandalone } from './proxy/standalone.js';
 import { startUpstream } from './proxy/upstream.js';
 
@@ -33,6 +35,8 @@ interface Options {
   verbose: boolean;
   /** undefined: SQLite (the default configuration); null: no standalone rows. */
   standaloneStore: string | undefined | null;
+  /** The load generator on CPU 0 and the proxy processes on CPU 1 (bench/proxy/pin.ts). */
+  pin: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -46,6 +50,7 @@ function parseOptions(argv: string[]): Options {
     large: 1024 ** 3,
     verbose: false,
     standaloneStore: undefined,
+    pin: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -81,6 +86,12 @@ function parseOptions(argv: string[]): Options {
       case '--verbose':
         options.verbose = true;
         break;
+      case '--pin': {
+        const pin = value();
+        if (pin !== 'on' && pin !== 'off') throw new Error('--pin takes on or off');
+        options.pin = pin === 'on';
+        break;
+      }
       case '--standalone-store': {
         const url = value();
         options.standaloneStore = url === 'none' ? null : url;
@@ -258,18 +269,32 @@ async function main() {
     `Portico proxy bench: ${options.duration} s per target in ${options.slice} ms turns (+${options.warmup} s warm-up), ${options.connections} connections, ${options.upload ? 'uploads' : 'downloads'} of ${options.sizes.map(sizeLabel).join(' and ')}; Node ${process.version}.`,
   );
   // The upstream shares this process with the load generator: the proxies get the other core.
+  const pinned = options.pin && pinToCpu(process.pid, 0);
+  const proxyCpu = <T extends { pid?: number | undefined } | undefined>(proc: T): T => {
+    if (pinned) pinToCpu(proc?.pid, 1);
+    return proc;
+  };
+  console.log(
+    pinned
+      ? 'Pinned (taskset): load generator and upstream on CPU 0, every proxy process on CPU 1 (--pin off to let the scheduler place them).'
+      : 'Not pinned: the scheduler places every process (CPU per call then moves with where each process lands).',
+  );
   const upstream = await startUpstream();
   const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
-  const standalone =
-    options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+  proxyCpu(proxies.child);
+  const standalone = proxyCpu(
+    options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore),
+  );
   const proxies2 = standalone ? await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']) : undefined;
+  proxyCpu(proxies2?.child);
   // The same server with metrics on (its own store): the metrics' cost in the default configuration.
-  const withMetrics =
+  const withMetrics = proxyCpu(
     options.standaloneStore === null
       ? undefined
       : await startStandalone(upstream.port, options.standaloneStore, {
           SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
-        });
+        }),
+  );
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();

@@ -13,6 +13,8 @@ import { benchSecretKey } from './scenarios.js';
 
 export interface Standalone {
   port: number;
+  /** The server process, for pinning (bench/proxy/pin.ts). */
+  pid: number | undefined;
   /** CPU microseconds the server's process has used so far (Linux /proc; undefined elsewhere). */
   cpuMicros(): number | undefined;
   stop(): void;
@@ -81,6 +83,7 @@ export async function startStandalone(
   for (const connection of connections) await api('/connections', connection);
   return {
     port,
+    pid: child.pid,
     cpuMicros() {
       try {
         // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): user and system ticks.
