@@ -24,14 +24,14 @@ function restore(path: string, driver: SqliteDriver) {
   db.close();
 }
 
-function indexes(path: string, driver: SqliteDriver): Record<string, string> {
+function indexes(path: string, driver: SqliteDriver, table = 'portico_index'): Record<string, string> {
   const db = openSqliteDatabase(path, { driver, readonly: true });
   try {
     const rows = db
-      .prepare<[], { name: string; sql: string }>(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'portico_index' AND sql IS NOT NULL",
+      .prepare<[string], { name: string; sql: string }>(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
       )
-      .all();
+      .all(table);
     return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
   } finally {
     db.close();
@@ -45,12 +45,18 @@ for (const driver of usableSqliteDrivers()) {
       const path = join(t.testdir(), 'portico.db');
       restore(path, driver);
       t.same(Object.keys(indexes(path, driver)), ['portico_index_order'], 'the fixture has the old index');
+      t.same(Object.keys(indexes(path, driver, 'portico_kv')), [], 'and none on expiry');
 
       const storage = createSqliteStorage({ path, driver });
       t.teardown(() => storage.close());
       const after = indexes(path, driver);
       t.same(Object.keys(after), ['portico_index_ordered'], 'the old index is gone, the new one in its place');
       t.match(after.portico_index_ordered, /WHERE ord <> 0$/, 'keyed entries (order 0) are left out of it');
+      t.same(
+        Object.keys(indexes(path, driver, 'portico_kv')),
+        ['portico_kv_expires'],
+        'rows with a TTL get their index',
+      );
 
       const gw = await startGateway(t, { storage, encryptionKeys: encryptionKey });
       const all = await gw.call('GET', '/connections');
