@@ -6,13 +6,16 @@
  * machine the CPU per import and the per-round ratio say more than the rates.
  *
  *   npm run build && node dist/bench/connections-ab.js --a /path/to/other/dist --b dist [--rounds 10] [--slice 1000] [--store sqlite|redis]
+ *     [--seed-a a.db --seed-b b.db --from n] [--port 39101]
  *
  * `--a` / `--b`: a build's `dist` folder (e.g. `git archive <commit> | tar -x` elsewhere, then
  * `npm run build` there). With `--store redis`, `--redis-url` names a database the bench may fill
  * (emptied before and after; default redis://127.0.0.1:6379/12 and the next database for B).
+ * `--seed-a` / `--seed-b` (SQLite): each side starts on a copy of that store, already holding
+ * conn-0 … conn-(n-1) (`--from n`), so its imports are measured at that size.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,6 +30,11 @@ const { values: args } = parseArgs({
     slice: { type: 'string', default: '1000' },
     store: { type: 'string', default: 'sqlite' },
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
+    'seed-a': { type: 'string' },
+    'seed-b': { type: 'string' },
+    from: { type: 'string', default: '0' },
+    /** A's port; B's is the next one. */
+    port: { type: 'string', default: '39101' },
   },
 });
 if (!args.a || !args.b) throw new Error('--a and --b: the dist folders of the two builds');
@@ -47,6 +55,8 @@ interface Side {
   /** With --store redis: the Redis server's CPU (µs) and commands per import (slices run one at a time). */
   redisCpuUs: number[];
   redisCommands: number[];
+  /** Read calls per import: pages SQLite's cache did not hold, read from the file (the OS's cache, mostly). */
+  syscr: number[];
 }
 
 /** utime + stime of every thread of the process, in µs (clock ticks of 10 ms). */
@@ -56,10 +66,10 @@ function cpuUs(pid: number): number {
 }
 
 /** Bytes written and write system calls so far (every thread): these do not depend on the machine's load. */
-function writes(pid: number): { wchar: number; syscw: number } {
+function writes(pid: number): { wchar: number; syscw: number; syscr: number } {
   const text = readFileSync(`/proc/${pid}/io`, 'utf8');
   const read = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? NaN);
-  return { wchar: read('wchar'), syscw: read('syscw') };
+  return { wchar: read('wchar'), syscw: read('syscw'), syscr: read('syscr') };
 }
 
 const redisUrl = (name: string) => {
@@ -89,6 +99,8 @@ async function emptyRedis(url: string) {
 async function start(name: string, dist: string, port: number, dir: string): Promise<Side> {
   const storeUrl = args.store === 'redis' ? redisUrl(name) : `sqlite://${join(dir, `${name}.db`)}`;
   if (args.store === 'redis') await emptyRedis(storeUrl);
+  const seed = name === 'A' ? args['seed-a'] : args['seed-b'];
+  if (seed) copyFileSync(seed, join(dir, `${name}.db`));
   const child = spawn(process.execPath, [resolve(dist, 'adapters/standalone/main.js')], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
@@ -106,12 +118,25 @@ async function start(name: string, dist: string, port: number, dir: string): Pro
       await call(base, 'GET', '/integrations');
       break;
     } catch (error) {
-      if (i > 300) throw error;
+      if (i > 3000) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
-  return { name, base, child, next: 0, cpuUs: [], rates: [], wchar: [], syscw: [], redisCpuUs: [], redisCommands: [] };
+  if (!seed)
+    await expectOk(call(base, 'POST', '/integrations', { unique_key: 'crm', provider: 'stripe' }), 'integration');
+  return {
+    name,
+    base,
+    child,
+    next: Number(args.from),
+    cpuUs: [],
+    rates: [],
+    wchar: [],
+    syscw: [],
+    syscr: [],
+    redisCpuUs: [],
+    redisCommands: [],
+  };
 }
 
 async function slice(side: Side) {
@@ -131,6 +156,7 @@ async function slice(side: Side) {
   const w1 = writes(side.child.pid as number);
   side.wchar.push((w1.wchar - w0.wchar) / SLICE);
   side.syscw.push((w1.syscw - w0.syscw) / SLICE);
+  side.syscr.push((w1.syscr - w0.syscr) / SLICE);
   const r1 = await redisStats();
   side.redisCpuUs.push((r1.cpuUs - r0.cpuUs) / SLICE);
   // The two INFO calls of the slice itself are not the import's.
@@ -144,12 +170,13 @@ const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 const dir = mkdtempSync(join(tmpdir(), 'portico-ab-'));
 const sides: Side[] = [];
 try {
-  sides.push(await start('A', args.a, 39_101, dir), await start('B', args.b, 39_102, dir));
+  const port = Number(args.port);
+  sides.push(await start('A', args.a, port, dir), await start('B', args.b, port + 1, dir));
   const [A, B] = sides as [Side, Side];
   // One slice each to warm up (JIT, caches), not counted.
   for (const side of sides) {
     await slice(side);
-    side.cpuUs.length = side.rates.length = side.wchar.length = side.syscw.length = 0;
+    side.cpuUs.length = side.rates.length = side.wchar.length = side.syscw.length = side.syscr.length = 0;
     side.redisCpuUs.length = side.redisCommands.length = 0;
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -160,7 +187,7 @@ try {
   for (const s of sides)
     console.log(
       `${s.name}: median ${Math.round(median(s.rates))}/s, ${Math.round(median(s.cpuUs))} µs of server CPU per import, ` +
-        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls per import (${s.next} imported)` +
+        `${(median(s.wchar) / 1024).toFixed(1)} KiB in ${median(s.syscw).toFixed(1)} write calls and ${median(s.syscr).toFixed(1)} read calls per import (${s.next} imported)` +
         (args.store === 'redis'
           ? `; Redis server: ${Math.round(median(s.redisCpuUs))} µs of CPU and ${median(s.redisCommands).toFixed(1)} commands per import`
           : ''),

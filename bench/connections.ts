@@ -15,7 +15,7 @@
  * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -190,6 +190,12 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     'connection',
   );
   const rss0 = process.memoryUsage().rss;
+  /** This process's read and write system calls so far (/proc; zeros where there is none). */
+  const ioCalls = () => {
+    const text = existsSync('/proc/self/io') ? readFileSync('/proc/self/io', 'utf8') : '';
+    const read = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? 0);
+    return { reads: read('syscr'), writes: read('syscw') };
+  };
   const load = createLoad(CLIENT, base);
   try {
     let from = 0;
@@ -198,11 +204,21 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
     let importCpuUs = 0;
     for (const checkpoint of checkpoints) {
       const cpu = process.cpuUsage();
+      let sliceCpu = process.cpuUsage();
+      let sliceIo = ioCalls();
       await load.importRange(from, checkpoint, IN_FLIGHT, SLICE, (done, rate) => {
         rates.push(rate);
+        // Per slice, whether an import costs more as n grows: the gateway's CPU, the file reads
+        // SQLite's cache missed (read calls), the heap the GC walks.
+        const used = process.cpuUsage(sliceCpu);
+        const io = ioCalls();
         console.log(
-          `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)`,
+          `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)` +
+            ` | ${fmt((used.user + used.system) / SLICE)} µs CPU, ${((io.reads - sliceIo.reads) / SLICE).toFixed(1)} read and ${((io.writes - sliceIo.writes) / SLICE).toFixed(1)} write calls an import` +
+            ` | heap ${mb(process.memoryUsage().heapUsed)} | load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
         );
+        sliceCpu = process.cpuUsage();
+        sliceIo = io;
       });
       const used = process.cpuUsage(cpu);
       importCpuUs += used.user + used.system;

@@ -9,6 +9,8 @@ export interface IndexPosition {
  * reading, or rewriting, everything listed. A page costs O(log n + page) on every back end
  * (a table with an index on SQLite, a sorted set on Redis, a sorted array in memory). An id is
  * in a list at most once; adding it again moves it. No locks: each call is atomic on its own.
+ * A list is keyed (every entry at order 0, see `page`) or ordered (no entry at order 0), never
+ * both: SQLite keeps the two kinds in different B-trees (adapters/storage/ordered/sqlite-positions.ts).
  */
 export interface OrderedIndex {
   add(list: string, id: string, order: number): Promise<void>;

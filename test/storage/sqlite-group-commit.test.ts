@@ -15,7 +15,7 @@ async function burst(path: string, groupCommit: boolean, driver: SqliteDriver) {
   await kv.set('warm', { n: 0 });
   const before = walBytes(path);
   await Promise.all(
-    Array.from({ length: 100 }, (_, n) => Promise.all([kv.set(`k${n}`, { n }), index.add('all', `k${n}`, n)])),
+    Array.from({ length: 100 }, (_, n) => Promise.all([kv.set(`k${n}`, { n }), index.add('all', `k${n}`, n + 1)])),
   );
   return { storage, grew: walBytes(path) - before };
 }

@@ -54,6 +54,25 @@ for (const driver of usableSqliteDrivers()) {
     t.same(keys, ['long'], 'the expired row is gone from disk');
   });
 
+  t.test(`the sweep of expired rows reads the rows with a TTL, not every row (${driver})`, async (t) => {
+    const path = join(t.testdir(), 'portico.db');
+    const storage = createSqliteStorage({ path, driver });
+    t.teardown(() => storage.close());
+    for (let i = 0; i < 50; i++) await storage.keyv('ns').set(`k${i}`, 'v');
+    await storage.keyv('ns').set('short', 'v', 1);
+    const db = openSqliteDatabase(path, { driver, readonly: true });
+    t.teardown(() => db.close());
+    const plan = db
+      .prepare<[number], { detail: string }>(
+        'EXPLAIN QUERY PLAN DELETE FROM portico_kv WHERE expires IS NOT NULL AND expires <= ?',
+      )
+      .all(Date.now());
+    t.match(plan.map((row) => row.detail).join(' | '), /USING INDEX portico_kv_expires/, 'a seek, at any size');
+    await sleep(5);
+    (storage.keyv('ns').store as KeyvBetterSqlite).table.sweepExpired();
+    t.equal(db.prepare('SELECT COUNT(*) FROM portico_kv', 'first').get(), 50, 'the expired row is gone, the rest kept');
+  });
+
   t.test(`setMany reports one success per entry (${driver})`, async (t) => {
     const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db'), driver });
     t.teardown(() => storage.close());

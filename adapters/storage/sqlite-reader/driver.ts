@@ -1,10 +1,5 @@
+import { preparePositions, type Position } from '../ordered/sqlite-positions.js';
 import { openSqliteDatabase, type SqliteDriver } from '../sqlite-driver.js';
-
-/** An index entry as the reader returns it: its order, ties broken by id. */
-export interface Position {
-  order: number;
-  id: string;
-}
 
 /**
  * The page reader's one use of the SQLite driver: a read-only connection to the gateway's file
@@ -21,21 +16,12 @@ export interface ReadConnection {
   close(): void;
 }
 
-type Row = [ord: number, id: string];
-
 export function openReadConnection(path: string, driver: SqliteDriver): ReadConnection {
   const db = openSqliteDatabase(path, { driver, readonly: true });
   // Waiting here blocks only this worker's thread, never the gateway's.
   db.exec('PRAGMA busy_timeout = 1000');
-  const where = 'namespace = ? AND list = ?';
-  const order = (sql: string) => db.prepare<unknown[], Row>(sql, 'arrays');
+  const positions = preparePositions(db);
   const s = {
-    first: order(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT ?`),
-    after: order(`SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > (?, ?) ORDER BY ord, id LIMIT ?`),
-    last: order(`SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT ?`),
-    before: order(
-      `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) < (?, ?) ORDER BY ord DESC, id DESC LIMIT ?`,
-    ),
     value: db.prepare<[string, string, number], string>(
       'SELECT value FROM portico_kv WHERE namespace = ? AND key = ? AND (expires IS NULL OR expires > ?)',
       'first',
@@ -43,13 +29,8 @@ export function openReadConnection(path: string, driver: SqliteDriver): ReadConn
     begin: db.prepare('BEGIN'),
     commit: db.prepare('COMMIT'),
   };
-  const rows = (namespace: string, list: string, limit: number, after?: Position, reverse = false): Row[] => {
-    if (after) return (reverse ? s.before : s.after).all(namespace, list, after.order, after.id, limit);
-    return (reverse ? s.last : s.first).all(namespace, list, limit);
-  };
   return {
-    positions: (namespace, list, limit, after, reverse) =>
-      rows(namespace, list, limit, after, reverse).map(([ord, id]) => ({ order: ord, id })),
+    positions,
     values(namespace, keys) {
       const now = Date.now();
       return keys.map((key) => s.value.get(namespace, key, now));
