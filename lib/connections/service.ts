@@ -89,7 +89,6 @@ export interface ConnectionServiceDeps {
 }
 
 const sep = '\u001e';
-const idOf = storedId;
 
 /** Where connections keep a sealed value, for key rotation (lib/keys): collection, entry lock, field. */
 export const sealedConnections = {
@@ -102,7 +101,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
   const { cipher, storage, events } = deps;
   const store = createConnectionStore(storage, cipher);
   const cache = createReadCache<Connection>({ ttlMs: storage.shared ? deps.cacheTtlMs : 3_600_000 });
-  const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${idOf(pck, cid)}`;
+  const cacheKey = (env: string, pck: string, cid: string) => `${env}${sep}${storedId(pck, cid)}`;
 
   const open = (env: string, { order: _order, auth_mode: _mode, ...s }: StoredConnection): Connection => ({
     ...s,
@@ -115,12 +114,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
 
   /** Read-modify-write of one connection under its lock; the cache is dropped after the write. */
   const change = (env: string, pck: string, cid: string, edit: (s: StoredConnection) => StoredConnection) =>
-    storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
-      const current = await store.get(env, idOf(pck, cid));
+    storage.coordinator.withLock(sealedConnections.lock(env, storedId(pck, cid)), async () => {
+      const current = await store.get(env, storedId(pck, cid));
       if (!current) notFound(pck, cid);
       const next = await store.put(
         env,
-        idOf(pck, cid),
+        storedId(pck, cid),
         { ...edit(current as StoredConnection), updated_at: new Date().toISOString() },
         current,
       );
@@ -164,8 +163,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       }
       const cid = input.connection_id ?? randomUUID();
       const pck = input.provider_config_key;
-      const result = await storage.coordinator.withLock(sealedConnections.lock(env, idOf(pck, cid)), async () => {
-        const existing = await store.get(env, idOf(pck, cid));
+      const result = await storage.coordinator.withLock(sealedConnections.lock(env, storedId(pck, cid)), async () => {
+        const existing = await store.get(env, storedId(pck, cid));
         const now = new Date().toISOString();
         const stored: StoredConnection = {
           connection_id: cid,
@@ -180,7 +179,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
           created_at: existing?.created_at ?? now,
           updated_at: now,
         };
-        await store.put(env, idOf(pck, cid), stored, existing);
+        await store.put(env, storedId(pck, cid), stored, existing);
         cache.delete(cacheKey(env, pck, cid));
         // The credentials just sealed are at hand: no need to open them again.
         const { order: _order, auth_mode: _mode, ...rest } = stored;
@@ -199,7 +198,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
     },
     async get(env, pck, cid) {
       return cache.load(cacheKey(env, pck, cid), async () => {
-        const stored = await store.get(env, idOf(pck, cid));
+        const stored = await store.get(env, storedId(pck, cid));
         return stored ? open(env, stored) : undefined;
       });
     },
@@ -210,7 +209,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       return cache.get(cacheKey(env, pck, cid));
     },
     async reload(env, pck, cid) {
-      const stored = await store.get(env, idOf(pck, cid));
+      const stored = await store.get(env, storedId(pck, cid));
       // Dropping first also stops a load already under way from caching an older value.
       cache.delete(cacheKey(env, pck, cid));
       if (!stored) return undefined;
@@ -242,7 +241,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       return change(env, pck, cid, (s) => ({ ...s, end_user: { ...endUser } }));
     },
     async setMetadata(env, pck, ids, metadata, mode) {
-      for (const cid of ids) if (!(await store.get(env, idOf(pck, cid)))) notFound(pck, cid);
+      for (const cid of ids) if (!(await store.get(env, storedId(pck, cid)))) notFound(pck, cid);
       const out: Connection[] = [];
       for (const cid of ids) {
         out.push(
@@ -287,11 +286,11 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       });
     },
     async delete(env, pck, cid) {
-      const stored = await store.get(env, idOf(pck, cid));
+      const stored = await store.get(env, storedId(pck, cid));
       // Without a value (a write cut short), still leave the integration's list (deleteAllOf reads
       // it) and the search entries of the id's words; those of the end user's email and name, and
       // the end user's lists, go when a read finds them (dropStale).
-      const existed = await store.delete(env, idOf(pck, cid), stored, [`integration:${pck}`], idSearchKeys(cid));
+      const existed = await store.delete(env, storedId(pck, cid), stored, [`integration:${pck}`], idSearchKeys(cid));
       cache.delete(cacheKey(env, pck, cid));
       if (existed && stored) {
         await events.publish({

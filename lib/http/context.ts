@@ -22,3 +22,9 @@ export interface HttpContext {
   /** Sets a response header; once headers are sent it does nothing. */
   set(field: string, value: string): void;
 }
+
+/** The path of an origin-form request target (`/a/b?c`): the part before `?`. */
+export function pathBeforeQuery(url: string): string {
+  const mark = url.indexOf('?');
+  return mark === -1 ? url : url.slice(0, mark);
+}

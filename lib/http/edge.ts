@@ -1,5 +1,5 @@
 import { answerError } from '../errors.js';
-import type { HttpContext } from './context.js';
+import { pathBeforeQuery, type HttpContext } from './context.js';
 import type { Logger } from './logger.js';
 import { createRequestIds } from './request-id.js';
 
@@ -17,9 +17,7 @@ const clientRequestId = /^[\w.-]{1,64}$/;
 /** Koa's `ctx.path` without its URL parse for the usual origin-form target (`/a/b?c`): the part before `?`. */
 function pathOf(ctx: HttpContext): string {
   const url = ctx.req.url ?? '';
-  if (url.charCodeAt(0) !== 47 || url.includes('#')) return ctx.path;
-  const mark = url.indexOf('?');
-  return mark === -1 ? url : url.slice(0, mark);
+  return url.charCodeAt(0) !== 47 || url.includes('#') ? ctx.path : pathBeforeQuery(url);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpContext } from './context.js';
+import { pathBeforeQuery, type HttpContext } from './context.js';
 import type { Logger } from './logger.js';
 import type { GatewayState } from './state.js';
 
@@ -21,9 +21,7 @@ class LaneContext implements HttpContext {
     return this.req.method ?? 'GET';
   }
   get path(): string {
-    const url = this.req.url ?? '/';
-    const mark = url.indexOf('?');
-    return mark === -1 ? url : url.slice(0, mark);
+    return pathBeforeQuery(this.req.url ?? '/');
   }
   get status(): number {
     return this.res.statusCode;

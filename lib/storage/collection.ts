@@ -86,6 +86,10 @@ export interface Collection<T extends { order?: number | undefined }> {
 
 type Entry = { list: string } & IndexPosition;
 
+/** An id's entries in keyed lists: at order 0, under the key. */
+const keyedEntries = (keys: readonly KeyedEntry[], id: string): Entry[] =>
+  keys.map((k) => ({ list: k.list, id: keyedEntryId(k.key, id), order: 0 }));
+
 const batch = 500;
 /** Values per relist step: each step's writes stay well within a guarded store's timeout, under load too. */
 const relistBatch = 100;
@@ -103,7 +107,7 @@ export function createCollection<T extends { order?: number | undefined }>(
   /** Every index entry of a value, lists unscoped: its place in each list, at order 0 in keyed ones. */
   const entriesOf = (value: T, id: string, order: number): Entry[] => [
     ...listsOf(value).map((list) => ({ list, id, order })),
-    ...(options.keys?.(value) ?? []).map((k) => ({ list: k.list, id: keyedEntryId(k.key, id), order: 0 })),
+    ...keyedEntries(options.keys?.(value) ?? [], id),
   ];
   const tag = (e: Entry) => `${e.list}\u0000${e.id}`;
   const key = (scope: string, id: string) => `${scope}\u001f${id}`;
@@ -143,10 +147,7 @@ export function createCollection<T extends { order?: number | undefined }>(
       let existed = false;
       const entries = previous
         ? entriesOf(previous, id, 0)
-        : [
-            ...[allList, ...lists].map((list) => ({ list, id, order: 0 })),
-            ...keys.map((k) => ({ list: k.list, id: keyedEntryId(k.key, id), order: 0 })),
-          ];
+        : [...[allList, ...lists].map((list) => ({ list, id, order: 0 })), ...keyedEntries(keys, id)];
       await inOrder(storage, [
         async () => (existed = await values.delete(key(scope, id))),
         ...entries.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
