@@ -11,7 +11,8 @@
  * listing client runs: its own process, default, or the gateway's), --page-reader on|off (SQLite: listing
  * pages read on a worker thread, default, or on the gateway's), --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
- * --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
+ * --logs file|off (the gateway's request log: one line per request written to a file in a temporary
+ * folder, the standalone server's default, or off), --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
  * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,7 @@ const { values: args } = parseArgs({
     'page-reader': { type: 'string', default: 'on' },
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
+    logs: { type: 'string', default: 'file' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     'postgres-url': {
       type: 'string',
@@ -51,6 +53,7 @@ const IN_FLIGHT = Number(args['in-flight']);
 const SAMPLES = Number(args.samples);
 const BATCHED = Number(args.batched);
 const CLIENT = args.client === 'inline' ? 'inline' : 'process';
+const LOGS = args.logs === 'off' ? 'off' : 'file';
 const checkpoints = [1_000, 100_000, 1_000_000].filter((c) => c <= N);
 if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.
@@ -151,15 +154,18 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
 
 async function bench(kind: string, storage: Storage, size: () => Promise<number>) {
   console.log(
-    `\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight from ${CLIENT === 'process' ? 'a client process' : 'the gateway process'} (rates per ${fmt(SLICE)})`,
+    `\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight from ${CLIENT === 'process' ? 'a client process' : 'the gateway process'} (rates per ${fmt(SLICE)}); request log ${LOGS === 'file' ? 'on, to a file' : 'off'}`,
   );
   const provider = await fakeProvider();
+  const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-log-'));
+  const logFile = join(logDir, 'requests.log');
+  const logger = LOGS === 'file' ? createLogger({ level: 'info', destination: logFile }) : createLogger({ level: 'silent' });
   const gateway = await createGateway({
     environments: [{ name: 'bench', secretKey }],
     storage,
     encryptionKeys: randomBytes(32).toString('base64'),
     baseUrl: 'http://127.0.0.1',
-    logger: createLogger({ level: 'silent' }),
+    logger,
     providers: [
       {
         name: 'bench-api',
@@ -247,8 +253,13 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
       );
     }
     console.log(`  RSS growth over the run: ${mb(process.memoryUsage().rss - rss0)}`);
+    if (LOGS === 'file') {
+      logger.flush();
+      console.log(`  request log: ${mb(statSync(logFile).size)}`);
+    }
   } finally {
     load.close();
+    rmSync(logDir, { recursive: true, force: true });
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
