@@ -2,11 +2,12 @@ import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 import { createLogBuffer } from './log-buffer.js';
-import { requestLine } from './request-line.js';
+import { requestLine, type RequestFields } from './request-line.js';
 
 import type { LogLevel } from './log-level.js';
 
 export { isLogLevel, logLevels, type LogLevel } from './log-level.js';
+export type { RequestFields } from './request-line.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -22,7 +23,7 @@ export interface Logger {
    * timings), none of them secret, so written without the redaction pass. A logger without it
    * gets `info('request', fields)`.
    */
-  request?(fields: Record<string, unknown>): void;
+  request?(fields: RequestFields): void;
 }
 
 export interface LoggerOptions {
@@ -86,7 +87,7 @@ function destinationOf(options: LoggerOptions): { stream: DestinationStream; flu
 /** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
 export function createLogger(
   options: LoggerOptions = {},
-): Logger & { flush(): void; request(fields: Record<string, unknown>): void } {
+): Logger & { flush(): void; request(fields: RequestFields): void } {
   const level = options.level ?? 'info';
   const out = destinationOf(options);
   const shape = {

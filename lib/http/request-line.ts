@@ -1,24 +1,11 @@
 /**
  * The request log line's JSON, written straight into the logger's destination: the same shape
  * pino writes (`{"level":"info","time":"<ISO>",…fields,"msg":"request"}`), for a flat record of
- * strings, numbers, booleans and nulls the gateway builds itself (never a secret: ids, method,
- * path, statuses, timings). pino's general serializer looks up serializers and stringifiers per
+ * strings, numbers and nulls the gateway builds itself (never a secret: ids, method, path,
+ * statuses, timings). pino's general serializer looks up serializers and stringifiers per
  * key and escapes every key on every line; for this one known shape that was about half of the
  * request line's cost, measured in the proxy's process (docs/bench.md).
  */
-
-/** `,"key":` per field name seen, bounded (the gateway uses about a dozen names). */
-const keyPrefixes = new Map<string, string>();
-const maxKeys = 256;
-
-function keyPrefix(key: string): string {
-  let prefix = keyPrefixes.get(key);
-  if (prefix === undefined) {
-    prefix = `,${JSON.stringify(key)}:`;
-    if (keyPrefixes.size < maxKeys) keyPrefixes.set(key, prefix);
-  }
-  return prefix;
-}
 
 /**
  * The line's head up to the time, `{"level":"info","time":"<ISO>"`, made once per millisecond
@@ -44,43 +31,73 @@ function headNow(): string {
   return clockHead;
 }
 
+/** A character JSON must escape: a control character, a quote, a backslash, a surrogate (a lone one is escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
+const needsEscape = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
 /**
  * A string's JSON: quoted as it is when nothing in it needs escaping (ids, methods, paths, hosts
- * nearly always), else JSON.stringify's answer (which also escapes a lone surrogate). The scan
- * costs a fraction of JSON.stringify's call for these short strings.
+ * nearly always), else JSON.stringify's answer (which also escapes a lone surrogate). Tested by
+ * a regular expression, not a loop over `charCodeAt`: the line's strings come in many of V8's
+ * string representations (sliced from the URL, joined, internalized), and the loop's reads of
+ * `length` and `charCodeAt` became generic property loads, most of the line's cost (callgrind,
+ * bench/README.md, session 10).
  */
 function stringJson(value: string): string {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
-  }
-  return `"${value}"`;
+  return needsEscape.test(value) ? JSON.stringify(value) : `"${value}"`;
 }
 
-function valueJson(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return stringJson(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-    default:
-      // null, or a nested value a custom caller passed: plain JSON (the gateway's own are flat).
-      return JSON.stringify(value) ?? undefined;
-  }
+/** What a caller put in a field that is not of its type (null, say), as JSON.stringify writes it. */
+const otherJson = (value: unknown): string => JSON.stringify(value) ?? 'null';
+
+/** A text field's JSON. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? stringJson(value) : otherJson(value);
 }
 
-/** One request line, newline included; `undefined` values are left out, as pino does. */
-export function requestLine(fields: Record<string, unknown>): string {
+/** A number field's JSON: `null` for NaN and the infinities, as JSON.stringify writes them. */
+function number(value: unknown): string {
+  if (typeof value !== 'number') return otherJson(value);
+  // Zero only for a finite number (NaN and ±Infinity give NaN).
+  return value - value === 0 ? String(value) : 'null';
+}
+
+/**
+ * The request line's fields, in the order they are written: what the edge knows of every request,
+ * and for a proxied call what the proxy noted of the provider (lib/http/edge.ts).
+ */
+export interface RequestFields {
+  request_id?: string | undefined;
+  method?: string | undefined;
+  path?: string | undefined;
+  status?: number | undefined;
+  duration_ms?: number | undefined;
+  environment?: string | undefined;
+  integration?: string | undefined;
+  connection?: string | undefined;
+  provider_host?: string | undefined;
+  provider_status?: number | null | undefined;
+  upstream_ms?: number | null | undefined;
+}
+
+/**
+ * One request line, newline included; `undefined` fields are left out, as pino leaves them out.
+ * The field names are written as literals, one after the other: walking the record's keys (as
+ * a general serializer must) and looking up each key's JSON cost about as much again as the
+ * values, measured in instructions per proxied call with callgrind (bench/README.md, session 10).
+ */
+export function requestLine(f: RequestFields): string {
   let line = headNow();
-  for (const key in fields) {
-    const json = valueJson(fields[key]);
-    if (json !== undefined) line += keyPrefix(key) + json;
-  }
+  if (f.request_id !== undefined) line += ',"request_id":' + text(f.request_id);
+  if (f.method !== undefined) line += ',"method":' + text(f.method);
+  if (f.path !== undefined) line += ',"path":' + text(f.path);
+  if (f.status !== undefined) line += ',"status":' + number(f.status);
+  if (f.duration_ms !== undefined) line += ',"duration_ms":' + number(f.duration_ms);
+  if (f.environment !== undefined) line += ',"environment":' + text(f.environment);
+  if (f.integration !== undefined) line += ',"integration":' + text(f.integration);
+  if (f.connection !== undefined) line += ',"connection":' + text(f.connection);
+  if (f.provider_host !== undefined) line += ',"provider_host":' + text(f.provider_host);
+  if (f.provider_status !== undefined) line += ',"provider_status":' + number(f.provider_status);
+  if (f.upstream_ms !== undefined) line += ',"upstream_ms":' + number(f.upstream_ms);
   return `${line},"msg":"request"}\n`;
 }

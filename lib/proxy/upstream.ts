@@ -72,8 +72,46 @@ interface Target {
   port: number;
 }
 
+/**
+ * The options http-proxy builds for `http.request`, begun from this object (its `ssl` option).
+ * http-proxy copies ten fields onto it on every request — the target's TLS settings, its socket
+ * path, a local address and a URL — that a Portico request never sets, so they arrive as
+ * `undefined`. Node then copies every enumerable field of the options four times on the way to
+ * the agent (`ClientRequest`, then `Agent.addRequest`, into objects without a prototype, which
+ * V8 keeps as hash tables): measured with callgrind on the standalone server, those copies were
+ * about a sixth of a proxied call's instructions (bench/README.md, session 10). Here those ten
+ * fields are own, writable and **not enumerable**, so http-proxy's writes land on them and
+ * Node's copies skip them: the request options carry port, host, hostname, method, headers,
+ * agent and path (and `rejectUnauthorized` for https). One object per protocol serves every
+ * request: http-proxy fills it and `http.request` copies it synchronously within one call
+ * (`stream`), before any other request can touch it, and keeps no reference to it. A field Portico
+ * set among the ten would be dropped by Node's copies: none is (`StreamOptions` has none).
+ */
+export const unsetByPortico = [
+  'socketPath',
+  'pfx',
+  'key',
+  'passphrase',
+  'cert',
+  'ca',
+  'ciphers',
+  'secureProtocol',
+  'localAddress',
+  'url',
+] as const;
+
+export function createOutgoingBase(): object {
+  const base = {};
+  for (const field of unsetByPortico) {
+    Object.defineProperty(base, field, { value: undefined, writable: true, enumerable: false, configurable: false });
+  }
+  return base;
+}
+
 interface StreamOptions {
   target: Target;
+  /** The object http-proxy fills with the outgoing request's options (createOutgoingBase). */
+  ssl: object;
   agent: HttpAgent;
   method: string;
   buffer: BodySource;
@@ -216,6 +254,8 @@ export function createUpstream(options: ResolvedProxyOptions) {
   const idle = createDeadlines(options.bodyIdleTimeoutMs);
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
+  const httpOutgoing = createOutgoingBase();
+  const httpsOutgoing = createOutgoingBase();
   const proxy = createProxyServer({});
   // http-proxy's own pass that sends: it builds the outgoing request, pipes the body and
   // emits `proxyReq` / `proxyRes`. The other passes (X-Forwarded-*, dropping chunked DELETE
@@ -250,9 +290,11 @@ export function createUpstream(options: ResolvedProxyOptions) {
       // A body that fails (a caller's stream, an upload cut short) must not leave the request hanging.
       if (request.failing)
         request.failing.once('error', (error: NodeJS.ErrnoException) => attempt.fail(error.code ?? 'EBODY'));
+      const https = request.base.protocol === 'https:';
       const options: StreamOptions = {
         target: targetOf(request.base),
-        agent: request.base.protocol === 'https:' ? httpsAgent : httpAgent,
+        ssl: https ? httpsOutgoing : httpOutgoing,
+        agent: https ? httpsAgent : httpAgent,
         method: request.method,
         buffer: request.body,
         // The response comes back unread; the path is exactly the one built (no joining, no prefix).
