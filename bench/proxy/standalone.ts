@@ -22,20 +22,30 @@ export interface Standalone {
 
 const ticksPerSecond = 100;
 
+export interface Launch {
+  /** A command the server runs under, with its arguments (`valgrind …`): Node and the server follow them. */
+  wrap?: string[];
+  /** Longest wait for the server to listen; default 30 s. */
+  startMs?: number;
+}
+
 /** `extraEnv`: more of the server's variables (e.g. `SERVICE_METRICS_TOKEN` for the metrics row). */
 export async function startStandalone(
   upstreamPort: number,
   storeUrl: string | undefined,
   extraEnv: Record<string, string> = {},
+  launch: Launch = {},
 ): Promise<Standalone> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-standalone-'));
   const providers = join(dir, 'providers.json');
   writeFileSync(providers, JSON.stringify(benchProviders(`http://127.0.0.1:${upstreamPort}`)));
   // PORTICO_BENCH_STANDALONE_ARGS: extra Node options for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.PORTICO_BENCH_STANDALONE_ARGS ?? '').split(' ').filter(Boolean);
+  const [command, ...wrapArgs] = launch.wrap ?? [];
+  const main = new URL('../../adapters/standalone/main.js', import.meta.url).pathname;
   const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeArgs, new URL('../../adapters/standalone/main.js', import.meta.url).pathname],
+    command ?? process.execPath,
+    command ? [...wrapArgs, process.execPath, ...nodeArgs, main] : [...nodeArgs, main],
     {
       env: {
         PATH: process.env.PATH ?? '',
@@ -58,7 +68,11 @@ export async function startStandalone(
   process.once('exit', stop);
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the standalone server did not start in 30 s: ${seen}`)), 30_000);
+    const startMs = launch.startMs ?? 30_000;
+    const timer = setTimeout(
+      () => reject(new Error(`the standalone server did not start in ${startMs / 1000} s: ${seen}`)),
+      startMs,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /listening on http:\/\/[^ ]+ \(interface 127\.0\.0\.1:(\d+)/.exec(seen);

@@ -9,14 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, createServer, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
-import httpProxy from 'http-proxy';
-import Koa from 'koa';
 import { createMemoryStorage } from '../../adapters/storage/index.js';
 import { createGateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
+import { createBareForwarder } from './bare.js';
 import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
 
@@ -27,25 +26,6 @@ const listen = (server: Server) =>
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
-
-/** The reference: what a Koa app with http-proxy on a keep-alive agent does, nothing more. */
-function bareForwarder() {
-  const proxy = httpProxy.createProxyServer({
-    target: upstream,
-    agent: new Agent({ keepAlive: true, maxFreeSockets: 256 }),
-  });
-  proxy.on('error', (_error, _req, res) => {
-    const out = res as import('node:http').ServerResponse;
-    if (!out.headersSent) out.writeHead(502);
-    out.end();
-  });
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.respond = false;
-    proxy.web(ctx.req, ctx.res);
-  });
-  return createServer(app.callback());
-}
 
 /** Portico in this process, on the memory store; `logFile` turns the request log on (the standalone server's default, written to a file). */
 async function portico(logFile: string | undefined) {
@@ -64,7 +44,7 @@ async function portico(logFile: string | undefined) {
   return createServer(gateway.callback());
 }
 
-const barePort = await listen(bareForwarder());
+const barePort = await listen(createBareForwarder(upstream));
 const porticoPort = await listen(await portico(undefined));
 const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-logs-'));
 process.on('exit', () => rmSync(logDir, { recursive: true, force: true }));

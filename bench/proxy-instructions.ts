@@ -1,0 +1,180 @@
+/*
+ * `npm run bench:instructions`: machine instructions per proxied call, counted by valgrind's
+ * callgrind (bench/proxy/callgrind.ts), for the bare Koa + http-proxy forwarder and the
+ * standalone server as users run it (request log on, to a file), with its log off, and with
+ * metrics on — each its own process, against one upstream, 1 KiB answers. A count is the same
+ * on a busy machine and a quiet one, so two builds can be compared where req/s cannot; it
+ * leaves out the kernel's part of a call and cache misses (`npm run bench` measures time).
+ *
+ *   --calls <n>     calls counted per row and mode (default 3000)
+ *   --warmup <n>    calls before counting, per mode, so the code is optimized (default 8000)
+ *   --modes <list>  api-key,oauth2,app (default: all three)
+ *   --rows <list>   bare,standalone,logs-off,metrics (default: all)
+ *
+ * Needs valgrind (Debian: `apt-get install valgrind`). Each row takes a minute or two.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { callgrindAvailable, createCallgrind, type Callgrind } from './proxy/callgrind.js';
+import { benchSecretKey } from './proxy/scenarios.js';
+import { startStandalone } from './proxy/standalone.js';
+import { startUpstream } from './proxy/upstream.js';
+
+const { values: args } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '3000' },
+    warmup: { type: 'string', default: '8000' },
+    modes: { type: 'string', default: 'api-key,oauth2,app' },
+    rows: { type: 'string', default: 'bare,standalone,logs-off,metrics' },
+  },
+});
+const CALLS = Number(args.calls);
+const WARMUP = Number(args.warmup);
+const integrations: Record<string, string> = { 'api-key': 'key', oauth2: 'oauth', app: 'app' };
+const modes = args.modes.split(',').filter((mode) => mode in integrations);
+const rows = args.rows.split(',');
+
+/** A process under measurement: where it listens and its pid (valgrind's, which is Node's). */
+interface Measured {
+  port: number;
+  pid: number;
+  stop(): void;
+}
+
+/** `calls` GET calls, four at a time on keep-alive connections, each read to its end. */
+async function drive(port: number, path: string, headers: Record<string, string>, calls: number, agent: Agent) {
+  let sent = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (sent < calls) {
+        sent++;
+        await one();
+      }
+    }),
+  );
+}
+
+async function startBare(upstreamPort: number, callgrind: Callgrind): Promise<Measured> {
+  const [command, ...wrapArgs] = callgrind.wrap;
+  const entry = new URL('./proxy/bare-server.js', import.meta.url).pathname;
+  const child = spawn(command as string, [...wrapArgs, process.execPath, entry, String(upstreamPort)], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error('the bare forwarder did not start in 120 s')), 120_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /interface 127\.0\.0\.1:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the bare forwarder exited (${code})`)));
+  });
+  return { port, pid: child.pid as number, stop: () => child.kill() };
+}
+
+async function main() {
+  if (!callgrindAvailable()) {
+    console.error('bench:instructions needs valgrind (callgrind and callgrind_control): apt-get install valgrind');
+    process.exit(2);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'portico-bench-instructions-'));
+  const upstream = await startUpstream();
+  console.log(
+    `Instructions per proxied call (callgrind), 1 KiB answers, ${CALLS} calls counted after ${WARMUP} per mode; Node ${process.version}; load ${loadavg()[0]?.toFixed(1)}.`,
+  );
+  const results = new Map<string, Map<string, number>>();
+  const setups: { row: string; label: string; start: (callgrind: Callgrind) => Promise<Measured> }[] = [
+    { row: 'bare', label: 'bare Koa + http-proxy', start: (c) => startBare(upstream.port, c) },
+    {
+      row: 'standalone',
+      label: 'Portico standalone (request log → file)',
+      start: (c) => standalone(c, {}),
+    },
+    {
+      row: 'logs-off',
+      label: 'Portico standalone, log level warn',
+      start: (c) => standalone(c, { SERVICE_LOG_LEVEL: 'warn' }),
+    },
+    {
+      row: 'metrics',
+      label: 'Portico standalone + metrics',
+      start: (c) => standalone(c, { SERVICE_METRICS_TOKEN: 'bench-metrics-token-0123456789' }),
+    },
+  ];
+  async function standalone(callgrind: Callgrind, env: Record<string, string>): Promise<Measured> {
+    const server = await startStandalone(upstream.port, undefined, env, { wrap: callgrind.wrap, startMs: 300_000 });
+    return { port: server.port, pid: server.pid as number, stop: server.stop };
+  }
+  try {
+    for (const setup of setups.filter((s) => rows.includes(s.row))) {
+      const callgrind = createCallgrind(dir, setup.row);
+      const measured = await setup.start(callgrind);
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+      const perMode = new Map<string, number>();
+      try {
+        for (const mode of modes) {
+          const portico = setup.row !== 'bare';
+          const path = portico ? '/proxy/bytes?size=1024' : '/bytes?size=1024';
+          const headers: Record<string, string> = portico
+            ? {
+                authorization: `Bearer ${benchSecretKey}`,
+                'provider-config-key': integrations[mode] as string,
+                'connection-id': 'c',
+              }
+            : {};
+          await drive(measured.port, path, headers, WARMUP, agent);
+          const instructions = await callgrind.count(measured.pid, () =>
+            drive(measured.port, path, headers, CALLS, agent),
+          );
+          perMode.set(mode, instructions / CALLS);
+          // The bare forwarder has no modes: one count serves every column.
+          if (!portico) {
+            for (const other of modes) perMode.set(other, instructions / CALLS);
+            break;
+          }
+        }
+      } finally {
+        agent.destroy();
+        measured.stop();
+      }
+      results.set(setup.label, perMode);
+      const bare = results.get('bare Koa + http-proxy');
+      console.log(
+        `${setup.label.padEnd(42)} ${modes
+          .map((mode) => {
+            const value = perMode.get(mode) as number;
+            const ratio = bare ? ` (${(value / (bare.get(mode) as number)).toFixed(3)} ×)` : '';
+            return `${mode} ${Math.round(value).toLocaleString('en-US')}${ratio}`;
+          })
+          .join('   ')}`,
+      );
+    }
+  } finally {
+    upstream.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}.`,
+  );
+}
+
+await main();

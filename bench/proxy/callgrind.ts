@@ -1,0 +1,60 @@
+/*
+ * Instructions a process runs over a window, counted by valgrind's callgrind: the process runs
+ * under valgrind with instrumentation off (at a fraction of its speed, but not the hundredth it
+ * runs at instrumented), and `callgrind_control` switches it on for the window only. A count
+ * does not move with the machine's load, the core the process lands on or its neighbours
+ * (bench/README.md, "Instructions per call"); it leaves out the kernel's share (system calls)
+ * and the cost of cache misses, so it is a second view beside the CPU time of `npm run bench`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Callgrind {
+  /** The command and arguments to put in front of `node …`. */
+  wrap: string[];
+  /** Counts the instructions `run` makes the process spend. */
+  count(pid: number, run: () => Promise<void>): Promise<number>;
+}
+
+/** Whether valgrind and callgrind_control are installed. */
+export function callgrindAvailable(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `dir`: where the dumps and valgrind's control pipes go (a temporary folder of the caller's). */
+export function createCallgrind(dir: string, name: string): Callgrind {
+  const out = join(dir, `${name}.callgrind`);
+  // valgrind names its control pipes after $HOST by default, and the standalone server's HOST is
+  // its listen address: a fixed prefix makes valgrind and callgrind_control agree.
+  const prefix = `--vgdb-prefix=${join(dir, `${name}-vgdb`)}`;
+  let dumps = 0;
+  const control = (pid: number, ...args: string[]) =>
+    execFileSync('callgrind_control', [prefix, ...args, String(pid)], { stdio: 'ignore', timeout: 120_000 });
+  return {
+    wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', prefix, `--callgrind-out-file=${out}`],
+    async count(pid, run) {
+      control(pid, '--instr=on');
+      await run();
+      control(pid, '--dump');
+      control(pid, '--instr=off');
+      dumps++;
+      // Each dump is its own file, numbered from 1, written when valgrind gets to the request
+      // (it may come after callgrind_control returns); its `summary:` line is the window's total.
+      const file = `${out}.${dumps}`;
+      for (let waited = 0; waited < 120_000; waited += 200) {
+        const dump = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        const summary = /^summary: (\d+)/m.exec(dump);
+        if (summary && /^totals: /m.test(dump)) return Number(summary[1]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      throw new Error(`callgrind wrote no dump ${file} in 120 s`);
+    },
+  };
+}
