@@ -85,6 +85,7 @@ const percentiles = (times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 };
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
 /**
@@ -92,10 +93,11 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
  * pages in process as a storage without one does (`Collection.pageText`: the index's page, the
  * values through Keyv), so both are measured in one run, on the same data.
  */
-function switchablePages(storage: Storage): { storage: Storage; use(reader: boolean): void } {
+function switchablePages(storage: Storage): { storage: Storage; use(reader: boolean): void; reads(): number } {
   const reader = storage.pages;
   if (!reader) throw new Error('--page-reader ab: this storage has no page reader');
   let on = true;
+  let reads = 0;
   const inProcess = (request: PageRequest) =>
     collectPage(
       {
@@ -105,36 +107,43 @@ function switchablePages(storage: Storage): { storage: Storage; use(reader: bool
       request,
     );
   return {
-    storage: { ...storage, pages: { read: (request) => (on ? reader.read(request) : inProcess(request)) } },
+    storage: {
+      ...storage,
+      pages: { read: (request) => (reads++, on ? reader.read(request) : inProcess(request)) },
+    },
     use: (value) => void (on = value),
+    reads: () => reads,
   };
 }
 
 /**
  * The A/B of `--page-reader ab` at one size: a page of 100 (first and from the middle), the
- * proxied call alone and while 4 list calls run, with the reader off and on in turn.
+ * proxied call alone and while 4 list calls run (and how many list calls a second ran beside
+ * it), with the reader off and on in turn.
  */
 async function pagesAb(
   base: string,
   load: Load,
-  use: (reader: boolean) => void,
+  ab: { use(reader: boolean): void; reads(): number },
   cursor: string,
   proxyCall: () => Promise<unknown>,
 ) {
-  type Figures = Record<'first' | 'deep' | 'alone' | 'busy', number[]>;
+  type Figures = Record<'first' | 'deep' | 'alone' | 'busy' | 'lists', number[]>;
   const all: Record<'off' | 'on', Figures> = {
-    off: { first: [], deep: [], alone: [], busy: [] },
-    on: { first: [], deep: [], alone: [], busy: [] },
+    off: { first: [], deep: [], alone: [], busy: [], lists: [] },
+    on: { first: [], deep: [], alone: [], busy: [], lists: [] },
   };
   const round = async (mode: 'off' | 'on', counted: boolean) => {
-    use(mode === 'on');
+    ab.use(mode === 'on');
     const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
     const deep = await latency(() =>
       expectOk(call(base, 'GET', `/connections?limit=100&cursor=${cursor}`), 'deep list'),
     );
     const alone = await latency(proxyCall, SAMPLES * 2);
     await load.startLists('/connections?limit=100', 4);
+    const [reads, started] = [ab.reads(), performance.now()];
     const busy = await latency(proxyCall, SAMPLES * 2);
+    const lists = (ab.reads() - reads) / ((performance.now() - started) / 1000);
     await load.stopLists();
     if (!counted) return;
     const figures = all[mode];
@@ -142,9 +151,10 @@ async function pagesAb(
     figures.deep.push(...deep.times);
     figures.alone.push(...alone.times);
     figures.busy.push(...busy.times);
+    figures.lists.push(lists);
     console.log(
       `    reader ${mode.padEnd(3)}: list p50 ${ms(first.p50)}, from the middle ${ms(deep.p50)} | proxy p50/p99 alone ${ms(alone.p50)}/${ms(alone.p99)},` +
-        ` while 4 list calls run ${ms(busy.p50)}/${ms(busy.p99)} | load ${loadAverage()}`,
+        ` while 4 list calls run ${ms(busy.p50)}/${ms(busy.p99)}, ${fmt(lists)} lists/s | load ${loadAverage()}`,
     );
   };
   // Not counted: the worker started, its view loaded, both paths warm.
@@ -160,7 +170,7 @@ async function pagesAb(
     }[];
     console.log(
       `  reader ${mode}, all rounds: list p50 ${ms(first?.p50 ?? NaN)}, from the middle ${ms(deep?.p50 ?? NaN)} | proxy p50/p99 alone ${ms(alone?.p50 ?? NaN)}/${ms(alone?.p99 ?? NaN)},` +
-        ` while 4 list calls run ${ms(busy?.p50 ?? NaN)}/${ms(busy?.p99 ?? NaN)}`,
+        ` while 4 list calls run ${ms(busy?.p50 ?? NaN)}/${ms(busy?.p99 ?? NaN)}, ${fmt(median(f.lists))} lists/s (medians of the rounds)`,
     );
   }
 }
@@ -179,7 +189,7 @@ async function measureAt(
   storage: Storage,
   n: number,
   size: () => Promise<number>,
-  use?: (reader: boolean) => void,
+  ab?: { use(reader: boolean): void; reads(): number },
 ) {
   const pick = (i: number) => `conn-${(i * 7919) % n}`;
   const proxyCall = () =>
@@ -195,9 +205,9 @@ async function measureAt(
     { order: middle?.order ?? 0, id: `crm\u001econn-${Math.floor(n / 2)}` },
     'connections',
   );
-  if (use) {
+  if (ab) {
     console.log(`  at ${fmt(n)}, page reader off and on in ${ROUNDS} rounds:`);
-    return pagesAb(base, load, use, cursor, proxyCall);
+    return pagesAb(base, load, ab, cursor, proxyCall);
   }
   const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
   const deep = await latency(() => expectOk(call(base, 'GET', `/connections?limit=100&cursor=${cursor}`), 'deep list'));
@@ -328,7 +338,7 @@ async function bench(kind: string, store: Storage, size: () => Promise<number>) 
       const used = process.cpuUsage(cpu);
       importCpuUs += used.user + used.system;
       from = checkpoint;
-      await measureAt(base, load, storage, checkpoint, size, ab?.use);
+      await measureAt(base, load, storage, checkpoint, size, ab);
     }
     const total = N / ((performance.now() - started) / 1000);
     console.log(
