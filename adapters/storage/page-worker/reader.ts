@@ -3,6 +3,9 @@ import { startWorker } from '../../../lib/worker-thread.js';
 import type { PageReader, PageRequest, PageText } from '../../../lib/storage/index.js';
 import { viewKey, type LoadMessage, type ReadMessage, type ReplyMessage } from './messages.js';
 
+/** The longest wait for one page, unless a reader is given its own `deadlineMs`. */
+export const defaultDeadlineMs = 1_500;
+
 /** How long and how many: what each back end's page reader lets its caller tune. */
 export interface PageReaderLimits {
   /** Reads waiting or running on the worker at once; one more is refused at once (the caller answers 503). Default 64. */
@@ -51,7 +54,7 @@ interface Running {
  */
 export function createWorkerPageReader(options: WorkerPageReaderOptions): WorkerPageReader {
   const maxPending = options.maxPending ?? 64;
-  const deadlineMs = options.deadlineMs ?? 1_500;
+  const deadlineMs = options.deadlineMs ?? defaultDeadlineMs;
   const startMs = options.startMs ?? 60_000;
   const pending = new Map<number, Pending>();
   let worker: Running | undefined;

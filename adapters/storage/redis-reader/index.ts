@@ -1,6 +1,7 @@
 import { collectPage, type OrderedIndex, type PageRequest, type PageText } from '../../../lib/storage/index.js';
 import {
   createWorkerPageReader,
+  defaultDeadlineMs,
   siblingWorker,
   type PageReaderLimits,
   type WorkerPageReader,
@@ -29,7 +30,7 @@ const worker = siblingWorker(import.meta.url, 'worker');
  */
 export function createRedisPageReader(options: RedisPageReaderOptions): WorkerPageReader {
   const { client, index, url, prefix, commandTimeoutMs, maxQueuedCommands, ...limits } = options;
-  const deadlineMs = limits.deadlineMs ?? 1_500;
+  const deadlineMs = limits.deadlineMs ?? defaultDeadlineMs;
   const inProcess = (request: PageRequest) =>
     withinDeadline(collectPage(redisPageSource(client, index, prefix, request.namespace), request), deadlineMs);
   const workerData: RedisWorkerData = { url, prefix, commandTimeoutMs, maxQueuedCommands };
