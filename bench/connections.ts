@@ -8,8 +8,10 @@
  *   npm run bench:connections -- --n 100000 --stores sqlite
  *
  * Options: --n N, --stores sqlite,redis, --in-flight 16, --client process|inline (where the importing and
- * listing client runs: its own process, default, or the gateway's), --page-reader on|off (SQLite: listing
- * pages read on a worker thread, default, or on the gateway's), --samples 200, --batched 10000
+ * listing client runs: its own process, default, or the gateway's), --page-reader on|off|ab (SQLite and
+ * Redis: listing pages read on a worker thread, default, or on the gateway's; ab: at each size, only
+ * the list page and the proxied call alone and while 4 list calls run, in --rounds rounds switching
+ * between the two, the order flipped every round), --rounds 4, --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
  * --logs file|off (the gateway's request log: one line per request written to a file in a temporary
  * folder, the standalone server's default, or off), --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
@@ -28,7 +30,7 @@ import { createPostgresStorage, createRedisStorage, createSqliteStorage } from '
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import { encodePositionCursor } from '../lib/http/position-cursor.js';
-import type { Storage } from '../lib/storage/index.js';
+import { collectPage, type PageRequest, type Storage } from '../lib/storage/index.js';
 import { call, connection, createLoad, expectOk, secretKey, type Load } from './connections-load.js';
 
 const { values: args } = parseArgs({
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     'in-flight': { type: 'string', default: '16' },
     client: { type: 'string', default: 'process' },
     'page-reader': { type: 'string', default: 'on' },
+    rounds: { type: 'string', default: '4' },
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     logs: { type: 'string', default: 'file' },
@@ -54,6 +57,9 @@ const SAMPLES = Number(args.samples);
 const BATCHED = Number(args.batched);
 const CLIENT = args.client === 'inline' ? 'inline' : 'process';
 const LOGS = args.logs === 'off' ? 'off' : 'file';
+const PAGE_READER = args['page-reader'] as 'on' | 'off' | 'ab';
+if (!['on', 'off', 'ab'].includes(PAGE_READER)) throw new Error('--page-reader: on, off or ab');
+const ROUNDS = Number(args.rounds);
 const checkpoints = [1_000, 100_000, 1_000_000].filter((c) => c <= N);
 if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.
@@ -65,15 +71,111 @@ const ms = (v: number) => `${v.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const fmt = (v: number) => Math.round(v).toLocaleString('en-US');
 
-async function latency(run: (i: number) => Promise<unknown>, samples = SAMPLES): Promise<{ p50: number; p99: number }> {
+async function latency(
+  run: (i: number) => Promise<unknown>,
+  samples = SAMPLES,
+): Promise<{ p50: number; p99: number; times: number[] }> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
     const start = performance.now();
     await run(i);
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+  return { ...percentiles(times), times };
+}
+
+const percentiles = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+
+/**
+ * `--page-reader ab`: the storage with its page reader switched, between rounds, to reading
+ * pages in process as a storage without one does (`Collection.pageText`: the index's page, the
+ * values through Keyv), so both are measured in one run, on the same data.
+ */
+function switchablePages(storage: Storage): { storage: Storage; use(reader: boolean): void; reads(): number } {
+  const reader = storage.pages;
+  if (!reader) throw new Error('--page-reader ab: this storage has no page reader');
+  let on = true;
+  let reads = 0;
+  const inProcess = (request: PageRequest) =>
+    collectPage(
+      {
+        positions: (list, limit, after, reverse) => storage.index(request.namespace).page(list, limit, after, reverse),
+        values: async (keys) => (keys.length === 0 ? [] : storage.keyv(request.namespace).get(keys)),
+      },
+      request,
+    );
+  return {
+    storage: {
+      ...storage,
+      pages: { read: (request) => (reads++, on ? reader.read(request) : inProcess(request)) },
+    },
+    use: (value) => void (on = value),
+    reads: () => reads,
+  };
+}
+
+/**
+ * The A/B of `--page-reader ab` at one size: a page of 100 (first and from the middle), the
+ * proxied call alone and while 4 list calls run (and how many list calls a second ran beside
+ * it), with the reader off and on in turn.
+ */
+async function pagesAb(
+  base: string,
+  load: Load,
+  ab: { use(reader: boolean): void; reads(): number },
+  cursor: string,
+  proxyCall: () => Promise<unknown>,
+) {
+  type Figures = Record<'first' | 'deep' | 'alone' | 'busy' | 'lists', number[]>;
+  const all: Record<'off' | 'on', Figures> = {
+    off: { first: [], deep: [], alone: [], busy: [], lists: [] },
+    on: { first: [], deep: [], alone: [], busy: [], lists: [] },
+  };
+  const round = async (mode: 'off' | 'on', counted: boolean) => {
+    ab.use(mode === 'on');
+    const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
+    const deep = await latency(() =>
+      expectOk(call(base, 'GET', `/connections?limit=100&cursor=${cursor}`), 'deep list'),
+    );
+    const alone = await latency(proxyCall, SAMPLES * 2);
+    await load.startLists('/connections?limit=100', 4);
+    const [reads, started] = [ab.reads(), performance.now()];
+    const busy = await latency(proxyCall, SAMPLES * 2);
+    const lists = (ab.reads() - reads) / ((performance.now() - started) / 1000);
+    await load.stopLists();
+    if (!counted) return;
+    const figures = all[mode];
+    figures.first.push(...first.times);
+    figures.deep.push(...deep.times);
+    figures.alone.push(...alone.times);
+    figures.busy.push(...busy.times);
+    figures.lists.push(lists);
+    console.log(
+      `    reader ${mode.padEnd(3)}: list p50 ${ms(first.p50)}, from the middle ${ms(deep.p50)} | proxy p50/p99 alone ${ms(alone.p50)}/${ms(alone.p99)},` +
+        ` while 4 list calls run ${ms(busy.p50)}/${ms(busy.p99)}, ${fmt(lists)} lists/s | load ${loadAverage()}`,
+    );
+  };
+  // Not counted: the worker started, its view loaded, both paths warm.
+  await round('on', false);
+  await round('off', false);
+  for (let r = 0; r < ROUNDS; r++)
+    for (const mode of r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) await round(mode, true);
+  for (const mode of ['off', 'on'] as const) {
+    const f = all[mode];
+    const [first, deep, alone, busy] = [f.first, f.deep, f.alone, f.busy].map(percentiles) as {
+      p50: number;
+      p99: number;
+    }[];
+    console.log(
+      `  reader ${mode}, all rounds: list p50 ${ms(first?.p50 ?? NaN)}, from the middle ${ms(deep?.p50 ?? NaN)} | proxy p50/p99 alone ${ms(alone?.p50 ?? NaN)}/${ms(alone?.p99 ?? NaN)},` +
+        ` while 4 list calls run ${ms(busy?.p50 ?? NaN)}/${ms(busy?.p99 ?? NaN)}, ${fmt(median(f.lists))} lists/s (medians of the rounds)`,
+    );
+  }
 }
 
 /** A provider that answers 1 KiB at once, for the proxy-while-listing figure. */
@@ -84,9 +186,20 @@ async function fakeProvider() {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function measureAt(base: string, load: Load, storage: Storage, n: number, size: () => Promise<number>) {
+async function measureAt(
+  base: string,
+  load: Load,
+  storage: Storage,
+  n: number,
+  size: () => Promise<number>,
+  ab?: { use(reader: boolean): void; reads(): number },
+) {
   const pick = (i: number) => `conn-${(i * 7919) % n}`;
-  const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
+  const proxyCall = () =>
+    expectOk(
+      call(base, 'GET', '/proxy/items', undefined, { 'provider-config-key': 'api', 'connection-id': 'one' }),
+      'proxy',
+    );
   // A page from the middle of the list: the cursor a client would hold there.
   const middle = await storage
     .keyv<{ order: number }>('connections')
@@ -95,6 +208,11 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
     { order: middle?.order ?? 0, id: `crm\u001econn-${Math.floor(n / 2)}` },
     'connections',
   );
+  if (ab) {
+    console.log(`  at ${fmt(n)}, page reader off and on in ${ROUNDS} rounds:`);
+    return pagesAb(base, load, ab, cursor, proxyCall);
+  }
+  const first = await latency(() => expectOk(call(base, 'GET', '/connections?limit=100'), 'list'));
   const deep = await latency(() => expectOk(call(base, 'GET', `/connections?limit=100&cursor=${cursor}`), 'deep list'));
   const byUser = await latency((i) =>
     expectOk(call(base, 'GET', `/connections?limit=100&end_user_id=user-${i % 50_000}`), 'list by end user'),
@@ -128,11 +246,6 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
       'patch',
     ),
   );
-  const proxyCall = () =>
-    expectOk(
-      call(base, 'GET', '/proxy/items', undefined, { 'provider-config-key': 'api', 'connection-id': 'one' }),
-      'proxy',
-    );
   const proxyAlone = await latency(proxyCall, SAMPLES * 2);
   // The four list calls come from the load client (its own process by default), like any client's.
   await load.startLists('/connections?limit=100', 4);
@@ -152,14 +265,17 @@ async function measureAt(base: string, load: Load, storage: Storage, n: number, 
   );
 }
 
-async function bench(kind: string, storage: Storage, size: () => Promise<number>) {
+async function bench(kind: string, store: Storage, size: () => Promise<number>) {
+  const ab = PAGE_READER === 'ab' ? switchablePages(store) : undefined;
+  const storage = ab?.storage ?? store;
   console.log(
     `\n${kind}: ${fmt(N)} connections through HTTP, ${IN_FLIGHT} in flight from ${CLIENT === 'process' ? 'a client process' : 'the gateway process'} (rates per ${fmt(SLICE)}); request log ${LOGS === 'file' ? 'on, to a file' : 'off'}`,
   );
   const provider = await fakeProvider();
   const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-log-'));
   const logFile = join(logDir, 'requests.log');
-  const logger = LOGS === 'file' ? createLogger({ level: 'info', destination: logFile }) : createLogger({ level: 'silent' });
+  const logger =
+    LOGS === 'file' ? createLogger({ level: 'info', destination: logFile }) : createLogger({ level: 'silent' });
   const gateway = await createGateway({
     environments: [{ name: 'bench', secretKey }],
     storage,
@@ -221,7 +337,7 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
         console.log(
           `  imported ${fmt(done)}: ${fmt(rate)}/s in the last ${fmt(SLICE)} (${(rate / (rates[0] as number)).toFixed(2)} × the first)` +
             ` | ${fmt((used.user + used.system) / SLICE)} µs CPU, ${((io.reads - sliceIo.reads) / SLICE).toFixed(1)} read and ${((io.writes - sliceIo.writes) / SLICE).toFixed(1)} write calls an import` +
-            ` | heap ${mb(process.memoryUsage().heapUsed)} | load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+            ` | heap ${mb(process.memoryUsage().heapUsed)} | load ${loadAverage()}`,
         );
         sliceCpu = process.cpuUsage();
         sliceIo = io;
@@ -229,7 +345,7 @@ async function bench(kind: string, storage: Storage, size: () => Promise<number>
       const used = process.cpuUsage(cpu);
       importCpuUs += used.user + used.system;
       from = checkpoint;
-      await measureAt(base, load, storage, checkpoint, size);
+      await measureAt(base, load, storage, checkpoint, size, ab);
     }
     const total = N / ((performance.now() - started) / 1000);
     console.log(
@@ -274,7 +390,7 @@ for (const kind of String(args.stores).split(',')) {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     const path = join(dir, 'portico.db');
     // --page-reader off: SQLite's listing pages read on the gateway's thread (as before the worker).
-    const storage = createSqliteStorage({ path, pageReader: args['page-reader'] !== 'off' });
+    const storage = createSqliteStorage({ path, pageReader: PAGE_READER !== 'off' });
     const size = async () =>
       ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {
@@ -290,7 +406,7 @@ for (const kind of String(args.stores).split(',')) {
     await client.connect();
     const used = async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1] ?? 0);
     const before = await used();
-    const storage = createRedisStorage({ url, prefix });
+    const storage = createRedisStorage({ url, prefix, pageReader: PAGE_READER !== 'off' });
     try {
       await bench('Redis', storage, async () => (await used()) - before);
     } finally {

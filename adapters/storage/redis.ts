@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { deserialize } from './deserialize.js';
 import { serialize } from './serialize.js';
-import KeyvRedis, { createClient, defaultReconnectStrategy } from '@keyv/redis';
+import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { redisInventory } from './inventory/redis.js';
 import { createRedisOrderedIndexes } from './ordered/redis.js';
 import { createBullmqQueue } from './queue/bullmq-queue.js';
+import { createRedisClient, type RedisClient } from './redis-client.js';
+import { createRedisPageReader, valueNamespace } from './redis-reader/index.js';
+import type { PageReaderLimits } from './page-worker/reader.js';
 
-/** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
-export type RedisClient = ReturnType<typeof createClient>;
+export type { RedisClient } from './redis-client.js';
 
 export interface RedisStorageOptions {
   url: string;
@@ -29,6 +31,11 @@ export interface RedisStorageOptions {
   commandTimeoutMs?: number;
   /** Most commands waiting in the client's queue; beyond, commands fail at once. Default 100 000 (a `setMany` of n keys is n commands). */
   maxQueuedCommands?: number;
+  /**
+   * Listing pages read on a worker thread with a client of its own (redis-reader/); false reads
+   * them on the caller's. Default true. An object: on, with the reader's limits.
+   */
+  pageReader?: boolean | PageReaderLimits;
 }
 
 /**
@@ -41,15 +48,12 @@ export interface RedisStorageOptions {
 export function createRedisStorage(options: RedisStorageOptions): Storage {
   const prefix = options.prefix ?? 'portico:';
   const onError = options.onError ?? (() => {});
-  // Store outages (docs: "When the store fails"): a bounded offline queue, in length and in time.
-  const client: RedisClient = createClient({
+  const clientOptions = {
     url: options.url,
-    socket: { reconnectStrategy: defaultReconnectStrategy },
-    commandOptions: { timeout: options.commandTimeoutMs ?? 1_000 },
-    commandsQueueMaxLength: options.maxQueuedCommands ?? 100_000,
-  });
-  // Without an 'error' listener an EventEmitter throws, which would crash the gateway on a blip.
-  client.on('error', onError);
+    commandTimeoutMs: options.commandTimeoutMs,
+    maxQueuedCommands: options.maxQueuedCommands,
+  };
+  const client = createRedisClient({ ...clientOptions, onError });
   // Each namespace's KeyvRedis adds its own listeners to this one client; namespaces are cached
   // below, so the count is bounded by the number of namespaces, not by calls.
   client.setMaxListeners(0);
@@ -62,6 +66,17 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
 
   const keyvs = new Map<string, Keyv>();
   const coordinator = createRedisCoordinator({ client, prefix });
+  const index = createRedisOrderedIndexes(client, prefix);
+  const pages =
+    options.pageReader === false
+      ? undefined
+      : createRedisPageReader({
+          ...(typeof options.pageReader === 'object' ? options.pageReader : {}),
+          ...clientOptions,
+          prefix,
+          client,
+          index,
+        });
 
   return {
     kind: 'redis',
@@ -69,7 +84,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     keyv<T = unknown>(namespace: string): Keyv<T> {
       let keyv = keyvs.get(namespace);
       if (!keyv) {
-        const redisNamespace = `${prefix}kv:${namespace}`;
+        const redisNamespace = valueNamespace(prefix, namespace);
         // throwOnErrors: a Redis failure must reach the caller, not become a silent `undefined`.
         const store = new KeyvRedis(client, { namespace: redisNamespace, throwOnErrors: true });
         // useKeyPrefix false: KeyvRedis already prefixes with its namespace; Keyv would add a second.
@@ -86,12 +101,14 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
       return keyv as Keyv<T>;
     },
     coordinator,
-    index: createRedisOrderedIndexes(client, prefix),
+    index,
+    pages,
     // BullMQ opens its own connections (blocking reads need one of their own).
     queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
     inventory: redisInventory(client, prefix),
     async close() {
       await coordinator.close();
+      await pages?.close();
       keyvs.clear();
       await closeClient(client, connecting);
     },

@@ -58,7 +58,8 @@ export const isStoreUnavailable = (error: unknown): boolean =>
  * A command that times out may still complete later: nothing was acknowledged to anyone.
  */
 export function guardStorage(storage: Storage, options: StoreGuardOptions): Storage {
-  const run = createDeadline(options);
+  const health: Health = { failing: false };
+  const run = createDeadline(options, health);
   const keyvs = new Map<string, Keyv>();
   const indexes = new Map<string, OrderedIndex>();
   // Its own deadline state: locks may live elsewhere (in memory beside SQLite) and answer while the store does not.
@@ -87,8 +88,10 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
       return guarded;
     },
     // A page reader bounds its own reads, and its first waits for its thread to start: the
-    // guard's bound here is a backstop, and what fails still reaches the caller as a 503.
-    pages: storage.pages && guardPages(storage.pages, createDeadline({ ...options, timeoutMs: pageBackstopMs })),
+    // guard's bound here is a backstop, and what fails still reaches the caller as a 503. Pages
+    // are read from the same store: a failed one makes the next commands probes, and the reverse.
+    pages:
+      storage.pages && guardPages(storage.pages, createDeadline({ ...options, timeoutMs: pageBackstopMs }, health)),
     coordinator,
     queue: (name, queueOptions) =>
       guardMethods(storage.queue(name, queueOptions), queueMethods, `queue ${name}`, enqueueRun),
@@ -98,18 +101,20 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
 
 type Run = <T>(operation: string, work: () => Promise<T>) => Promise<T>;
 
+/** Whether the store's last command failed: the deadlines that share it then give the next ones a short probe. */
+type Health = { failing: boolean };
+
 /** Runs one store command under the deadline; any failure becomes `store_unavailable`. */
-function createDeadline(options: StoreGuardOptions): Run {
-  let failing = false;
+function createDeadline(options: StoreGuardOptions, health: Health = { failing: false }): Run {
   const unavailable = (operation: string, cause: unknown) => {
-    failing = true;
+    health.failing = true;
     options.onFailure?.(operation, cause);
     return new GatewayError('store_unavailable', 'The store is not answering; retry shortly.');
   };
   return <T>(operation: string, work: () => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       let settled = false;
-      const timeoutMs = failing ? Math.min(probeTimeoutMs, options.timeoutMs) : options.timeoutMs;
+      const timeoutMs = health.failing ? Math.min(probeTimeoutMs, options.timeoutMs) : options.timeoutMs;
       const timer = setTimeout(() => {
         settled = true;
         reject(unavailable(operation, new Error(`no answer within ${timeoutMs} ms`)));
@@ -123,7 +128,7 @@ function createDeadline(options: StoreGuardOptions): Run {
       pending.then(
         (value) => {
           clearTimeout(timer);
-          failing = false;
+          health.failing = false;
           if (!settled) resolve(value);
         },
         (error: unknown) => {

@@ -1,5 +1,5 @@
 import type { IndexEntry, StorageInventory } from '../../../lib/storage/index.js';
-import type { RedisClient } from '../redis.js';
+import type { RedisClient } from '../redis-client.js';
 
 const PAGE = 1_000;
 

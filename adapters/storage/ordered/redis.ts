@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
-import type { RedisClient } from '../redis.js';
+import type { RedisClient } from '../redis-client.js';
 
 /**
  * A page after a cursor in one round trip: from the cursor's rank when it is still where the

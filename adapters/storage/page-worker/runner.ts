@@ -1,0 +1,48 @@
+import { parentPort } from 'node:worker_threads';
+// The light door: a worker thread loads the page logic, not the whole storage feature.
+import { loadView, type PageRequest, type PageText } from '../../../lib/storage/page-reader.js';
+import { viewKey, type LoadMessage, type ReadMessage, type ReplyMessage } from './messages.js';
+
+export interface PageWorkerOptions {
+  /**
+   * True: a read begins once the one before has ended (SQLite: each holds the connection's read
+   * transaction), and a read whose caller gave up while it queued is skipped. False: reads run
+   * side by side (Redis: the client pipelines their commands).
+   */
+  oneAtATime: boolean;
+}
+
+/**
+ * The worker's side of the page reader (reader.ts): loads views when asked, reads pages with
+ * `read` (over the worker's own source, opened by its module before this runs), and answers each
+ * read with its page or its failure's message, never with silence. Says it is ready at once.
+ */
+export function runPageWorker(read: (request: PageRequest) => Promise<PageText>, options: PageWorkerOptions): void {
+  const port = parentPort;
+  if (!port) throw new Error('a page reader runs in a worker thread');
+
+  const answer = async ({ id, deadline, request }: ReadMessage): Promise<ReplyMessage> => {
+    if (Date.now() > deadline) return { id, error: 'deadline passed before the read began' };
+    try {
+      return { id, page: await read(request) };
+    } catch (error) {
+      return { id, error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  let queue = Promise.resolve();
+  port.on('message', (message: ReadMessage | LoadMessage) => {
+    if ('load' in message) {
+      // A view that fails to load is never reported loaded: its pages stay in process.
+      loadView(message.load).then(
+        () => port.postMessage({ loaded: viewKey(message.load) } satisfies ReplyMessage),
+        () => undefined,
+      );
+      return;
+    }
+    const reply = () => answer(message).then((r) => port.postMessage(r));
+    if (options.oneAtATime) queue = queue.then(reply);
+    else void reply();
+  });
+  port.postMessage({ ready: true } satisfies ReplyMessage);
+}
