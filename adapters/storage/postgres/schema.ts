@@ -56,6 +56,16 @@ CREATE TABLE IF NOT EXISTS portico_schedules (
   PRIMARY KEY (queue, id)
 );`;
 
+/** Every table above: what the statistics upkeep (statistics.ts) looks after. */
+export const tableNames = [
+  'portico_kv',
+  'portico_index',
+  'portico_locks',
+  'portico_counters',
+  'portico_jobs',
+  'portico_schedules',
+] as const;
+
 /**
  * Creates the schema and tables if missing, in one transaction under an advisory lock: `IF NOT
  * EXISTS` alone is not safe when several instances start at once (two creators of one table
