@@ -14,11 +14,14 @@ import type { Tap } from './contract.js';
 const ENTRIES = 40_000;
 const never = 3_600_000;
 
-t.test('the threshold is autovacuum’s: 50 rows and 10 % of the table', async (t) => {
-  t.notOk(needsAnalyze({ live: 0, modified: 50 }));
-  t.ok(needsAnalyze({ live: 0, modified: 51 }));
-  t.notOk(needsAnalyze({ live: 100_000, modified: 10_050 }));
-  t.ok(needsAnalyze({ live: 100_000, modified: 10_051 }));
+t.test('the rule is autovacuum’s: 50 rows and 10 % of the table, a table at most once a minute', async (t) => {
+  const unanalyzed = { sinceMs: null };
+  t.notOk(needsAnalyze({ live: 0, modified: 50, ...unanalyzed }));
+  t.ok(needsAnalyze({ live: 0, modified: 51, ...unanalyzed }));
+  t.notOk(needsAnalyze({ live: 100_000, modified: 10_050, ...unanalyzed }));
+  t.ok(needsAnalyze({ live: 100_000, modified: 10_051, ...unanalyzed }));
+  t.notOk(needsAnalyze({ live: 10, modified: 5_000, sinceMs: 59_000 }), 'analyzed less than a minute ago');
+  t.ok(needsAnalyze({ live: 10, modified: 5_000, sinceMs: 60_000 }));
 });
 
 if (await requirePostgres(t)) {

@@ -42,6 +42,8 @@ interface Table {
   live: number;
   dead: number;
   modified: number;
+  /** Since its last ANALYZE, by anyone (on the server's clock); null: never analyzed. */
+  sinceMs: number | null;
   /** `autovacuum_enabled = false` on the table: autovacuum leaves it alone whatever the server's setting. */
   optedOut: boolean;
 }
@@ -49,26 +51,33 @@ interface Table {
 /** Rows changed since the last check that bring the next one forward (an import, a relist). */
 const burstRows = 1_000;
 
-/** Autovacuum's own rule with its defaults: analyze once more than 50 rows + 10 % of the table changed. */
-export const needsAnalyze = (t: Pick<Table, 'live' | 'modified'>) => t.modified > 50 + 0.1 * t.live;
+/**
+ * Autovacuum's own rule with its defaults: analyze once more than 50 rows + 10 % of the table
+ * changed, and a table at most once a minute (its naptime: a lock table churns every second),
+ * except one never analyzed, which an import needs analyzed at once.
+ */
+export const needsAnalyze = (t: Pick<Table, 'live' | 'modified' | 'sinceMs'>) =>
+  t.modified > 50 + 0.1 * t.live && (t.sinceMs === null || t.sinceMs >= 60_000);
 
 /** Autovacuum's vacuum rule (50 rows + 20 % dead), and at least 10,000 dead rows: small tables are not worth a line. */
 const bloated = (t: Table) => t.dead >= 10_000 && t.dead > 50 + 0.2 * t.live;
 
 const tablesSql = `
 SELECT s.relname AS name, s.n_live_tup AS live, s.n_dead_tup AS dead, s.n_mod_since_analyze AS modified,
+  extract(epoch FROM now() - greatest(s.last_analyze, s.last_autoanalyze)) * 1000 AS "sinceMs",
   EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o ~* '^autovacuum_enabled=(f|false|off|n|no|0)$') AS "optedOut"
 FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
 WHERE s.schemaname = $1 AND s.relname = ANY($2::text[])`;
 
 async function readTables(client: pg.Client, schema: string): Promise<Table[]> {
-  const { rows } = await client.query<Record<keyof Table, string | boolean>>(tablesSql, [schema, tableNames]);
+  const { rows } = await client.query<Record<keyof Table, string | boolean | null>>(tablesSql, [schema, tableNames]);
   // Counters are bigint, which the driver hands back as text.
   return rows.map((r) => ({
     name: String(r.name),
     live: Number(r.live),
     dead: Number(r.dead),
     modified: Number(r.modified),
+    sinceMs: r.sinceMs === null ? null : Number(r.sinceMs),
     optedOut: r.optedOut === true,
   }));
 }
