@@ -50,7 +50,11 @@ export async function startStandalone(
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });
-  const storage = storageFromUrl(config.storeUrl);
+  const storage = storageFromUrl(config.storeUrl, {
+    onError: (error) =>
+      logger.warn('store: background error', { error: error instanceof Error ? error.message : String(error) }),
+    onWarning: (message, fields) => logger.warn(`store: ${message}`, fields),
+  });
   // Development keys live beside a SQLite database, so data and tools survive a restart.
   const sqlitePath = config.storeUrl.startsWith('sqlite://') ? config.storeUrl.slice('sqlite://'.length) : undefined;
   let encryptionKey = config.encryptionKey;

@@ -1,6 +1,6 @@
 import type { Storage } from '../../lib/storage/index.js';
 import { createMemoryStorage } from './memory.js';
-import { createPostgresStorage } from './postgres/index.js';
+import { createPostgresStorage, statisticsSwitch } from './postgres/index.js';
 import { createRedisStorage } from './redis.js';
 import { createSqliteStorage } from './sqlite.js';
 
@@ -13,7 +13,13 @@ export type StorageSpec =
 const ACCEPTED =
   'memory://, sqlite://<path> (e.g. sqlite://./data/portico.db, sqlite:///abs/path.db), ' +
   'redis://[user:pass@]host[:port][/db] or rediss://…, ' +
-  'postgres://[user:pass@]host[:port]/database[?schema=name] (or postgresql://…)';
+  'postgres://[user:pass@]host[:port]/database[?schema=name][&maintain_statistics=on|off] (or postgresql://…)';
+
+/** Where a back end reports what happens in the background (PostgreSQL's only, for now: idle connection errors, its statistics upkeep). */
+export interface StorageLog {
+  onError?: (error: unknown) => void;
+  onWarning?: (message: string, fields: Record<string, unknown>) => void;
+}
 
 /** Parses without connecting or touching the disk, so configuration errors surface at start-up. */
 export function parseStorageUrl(url: string): StorageSpec {
@@ -54,6 +60,11 @@ export function parseStorageUrl(url: string): StorageSpec {
       const schema = parsed.searchParams.get('schema');
       if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
         fail(url, 'schema= takes lower-case letters, digits and _');
+      try {
+        statisticsSwitch(trimmed);
+      } catch (error) {
+        fail(url, (error as Error).message);
+      }
       return { kind: 'postgres', url: trimmed };
     }
     default:
@@ -61,8 +72,12 @@ export function parseStorageUrl(url: string): StorageSpec {
   }
 }
 
-/** `SERVICE_STORE_URL=…`-style configuration: one string picks and configures the back end. */
-export function storageFromUrl(url: string): Storage {
+/**
+ * `SERVICE_STORE_URL=…`-style configuration: one string picks and configures the back end. On
+ * PostgreSQL the URL carries Portico's own options, `schema` and `maintain_statistics`
+ * (`createPostgresStorage`'s `maintainStatistics`); everything else goes to the driver.
+ */
+export function storageFromUrl(url: string, log: StorageLog = {}): Storage {
   const spec = parseStorageUrl(url);
   switch (spec.kind) {
     case 'memory':
@@ -72,7 +87,7 @@ export function storageFromUrl(url: string): Storage {
     case 'redis':
       return createRedisStorage({ url: spec.url });
     case 'postgres':
-      return createPostgresStorage({ url: spec.url });
+      return createPostgresStorage({ url: spec.url, ...log });
   }
 }
 

@@ -9,7 +9,8 @@ export {
   createPostgresCoordinator,
   KeyvPostgresStore,
   type PostgresStorageOptions,
+  type StatisticsOptions,
 } from './postgres/index.js';
-export { storageFromUrl, parseStorageUrl, type StorageSpec } from './from-url.js';
+export { storageFromUrl, parseStorageUrl, type StorageLog, type StorageSpec } from './from-url.js';
 export { createKeyvQueue, type KeyvQueueOptions } from './queue/keyv-queue.js';
 export { createBullmqQueue, type BullmqQueueOptions } from './queue/bullmq-queue.js';

@@ -28,6 +28,10 @@ t.test('accepted forms', async (t) => {
     kind: 'postgres',
     url: 'postgresql://u:pw@127.0.0.1:5432/portico?schema=gw_1',
   });
+  t.same(parseStorageUrl('postgres://db/portico?schema=gw_1&maintain_statistics=off'), {
+    kind: 'postgres',
+    url: 'postgres://db/portico?schema=gw_1&maintain_statistics=off',
+  });
 });
 
 t.test('bad URLs throw a message naming the accepted forms', async (t) => {
@@ -37,6 +41,7 @@ t.test('bad URLs throw a message naming the accepted forms', async (t) => {
     'mysql://db.example.com/portico',
     'postgres://',
     'postgres://db/x?schema=Not-A-Name',
+    'postgres://db/x?maintain_statistics=maybe',
     'memory://somewhere',
     'sqlite://',
     'sqlite:///',

@@ -9,10 +9,25 @@ import { createSweeper, KeyvPostgresStore } from './keyv-store.js';
 import { createPostgresOrderedIndexes } from './ordered-index.js';
 import { createDb, type PostgresPoolOptions } from './pool.js';
 import { createPostgresQueue } from './queue.js';
+import { countWrites, createStatisticsUpkeep, statisticsSwitch, type StatisticsOptions } from './statistics.js';
 
-export type PostgresStorageOptions = PostgresPoolOptions;
+export interface PostgresStorageOptions extends PostgresPoolOptions {
+  /**
+   * Keep the planner statistics of Portico's tables fresh where autovacuum does not (it is off on
+   * the server, or on a table): `ANALYZE` on a table once autovacuum's threshold of changed rows
+   * is passed, by one instance at a time (statistics.ts). Nothing happens while autovacuum is on.
+   * Default true, or the URL's `maintain_statistics=on|off`; an object tunes the checks.
+   */
+  maintainStatistics?: boolean | StatisticsOptions;
+  /** Notices about the database's upkeep (autovacuum off, dead rows piling up). Default: `process.emitWarning`. */
+  onWarning?: (message: string, fields: Record<string, unknown>) => void;
+}
 export { KeyvPostgresStore } from './keyv-store.js';
 export { createPostgresCoordinator } from './coordinator.js';
+export { statisticsSwitch, type StatisticsOptions } from './statistics.js';
+
+const emitWarning = (message: string, fields: Record<string, unknown>) =>
+  process.emitWarning(`${message} ${JSON.stringify(fields)}`, { code: 'PORTICO_POSTGRES_STATISTICS' });
 
 /**
  * Everything on one PostgreSQL database (tables `portico_*` in one schema, created on first
@@ -21,7 +36,18 @@ export { createPostgresCoordinator } from './coordinator.js';
  */
 export function createPostgresStorage(options: PostgresStorageOptions): Storage {
   const onError = options.onError ?? (() => {});
-  const db = createDb(options);
+  const pool = createDb(options);
+  const maintain = options.maintainStatistics ?? statisticsSwitch(options.url) ?? true;
+  const statistics =
+    maintain === false
+      ? undefined
+      : createStatisticsUpkeep(
+          pool,
+          { onError, onWarning: options.onWarning ?? emitWarning },
+          maintain === true ? {} : maintain,
+        );
+  // Writes tell the upkeep how much changed, so an import is analyzed soon after, not at the next period.
+  const db = statistics ? countWrites(pool, statistics.wrote) : pool;
   const sweep = createSweeper(db, onError);
   const keyvs = new Map<string, Keyv>();
   const coordinator = createPostgresCoordinator(db);
@@ -59,6 +85,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     async close() {
       await Promise.allSettled([...queues].map((queue) => queue.close()));
       queues.clear();
+      await statistics?.close();
       await coordinator.close();
       keyvs.clear();
       await db.end();

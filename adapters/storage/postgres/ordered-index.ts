@@ -4,7 +4,8 @@ import type { Db } from './pool.js';
 type Row = { ord: number; id: string };
 
 const where = 'namespace = $1 AND list = $2';
-const pageSql = {
+/** A page's statements; exported so a test can EXPLAIN the very SQL a page runs. */
+export const pageSql = {
   first: `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord, id LIMIT $3`,
   after: `SELECT ord, id FROM portico_index WHERE ${where} AND (ord, id) > ($4, $5) ORDER BY ord, id LIMIT $3`,
   last: `SELECT ord, id FROM portico_index WHERE ${where} ORDER BY ord DESC, id DESC LIMIT $3`,

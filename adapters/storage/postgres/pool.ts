@@ -43,14 +43,23 @@ export interface Db {
    */
   quick: Query;
   readonly schema: string;
+  /**
+   * A connection of its own, outside the pools and not yet connected, whose statements have
+   * `statementTimeoutMs` as their deadline: for background upkeep that must neither hold a pooled
+   * connection nor keep `end` waiting (its owner ends it, or cuts it off).
+   */
+  client(statementTimeoutMs: number): pg.Client;
   end(): Promise<void>;
 }
 
-/** Splits Portico's own `schema` parameter off the URL: the driver would take it as a server setting. */
+/** Portico's own URL parameters: read by the storage, never handed to the driver (it would take them as server settings). */
+const ownParameters = ['schema', 'maintain_statistics'];
+
+/** Splits Portico's own parameters (`schema`, `maintain_statistics`) off the URL. */
 export function splitSchema(url: string): { url: string; schema: string | undefined } {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
-  parsed.searchParams.delete('schema');
+  for (const name of ownParameters) parsed.searchParams.delete(name);
   return { url: parsed.toString(), schema };
 }
 
@@ -66,17 +75,20 @@ export function createDb(options: PostgresPoolOptions): Db {
     throw new Error(`PostgreSQL schema "${schema}": use lower-case letters, digits and _`);
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const max = options.maxConnections ?? 10;
-  const config = (connections: number, settings: string): pg.PoolConfig => ({
+  const connection = (deadlineMs: number, settings = ''): pg.ClientConfig => ({
     connectionString: split.url,
-    max: connections,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: statementTimeoutMs,
+    statement_timeout: deadlineMs,
     // The client's own bound too: a server that stopped answering cannot cancel anything.
-    query_timeout: statementTimeoutMs + 1_000,
-    idle_in_transaction_session_timeout: statementTimeoutMs,
+    query_timeout: deadlineMs + 1_000,
+    idle_in_transaction_session_timeout: deadlineMs,
     options: `-c search_path=${schema}${settings}`,
     application_name: 'portico',
+  });
+  const config = (connections: number, settings: string): pg.PoolConfig => ({
+    ...connection(statementTimeoutMs, settings),
+    max: connections,
+    idleTimeoutMillis: 30_000,
   });
   const pool = new pg.Pool(config(max, ''));
   const quickPool = new pg.Pool(config(Math.max(1, Math.min(4, Math.ceil(max / 2))), ' -c synchronous_commit=off'));
@@ -100,6 +112,7 @@ export function createDb(options: PostgresPoolOptions): Db {
       await prepared();
       return quickPool.query<R>(sql, params);
     },
+    client: (deadlineMs) => new pg.Client(connection(deadlineMs)),
     end: async () => {
       await Promise.all([pool.end(), quickPool.end()]);
     },

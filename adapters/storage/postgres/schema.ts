@@ -56,6 +56,12 @@ CREATE TABLE IF NOT EXISTS portico_schedules (
   PRIMARY KEY (queue, id)
 );`;
 
+/** Every table above: what the statistics upkeep (statistics.ts) looks after. */
+export const tableNames = [...TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string);
+
+/** Every table and index above. */
+const relations = [...TABLES.matchAll(/CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string);
+
 /**
  * Creates the schema and tables if missing, in one transaction under an advisory lock: `IF NOT
  * EXISTS` alone is not safe when several instances start at once (two creators of one table
@@ -64,6 +70,14 @@ CREATE TABLE IF NOT EXISTS portico_schedules (
 export async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
   const client = await pool.connect();
   try {
+    // All there (every start but the first): no DDL. `CREATE INDEX IF NOT EXISTS` locks its table
+    // before it looks, and would wait behind an ANALYZE or VACUUM in progress.
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+       WHERE s.nspname = $1 AND c.relname = ANY($2::text[])`,
+      [schema, relations],
+    );
+    if (rows[0]?.n === relations.length) return;
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`portico:schema:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
