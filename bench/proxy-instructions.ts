@@ -72,6 +72,7 @@ async function startBare(upstreamPort: number, callgrind: Callgrind): Promise<Me
   const entry = new URL('./proxy/bare-server.js', import.meta.url).pathname;
   const child = spawn(command as string, [...wrapArgs, process.execPath, entry, String(upstreamPort)], {
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: callgrind.env,
   });
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';

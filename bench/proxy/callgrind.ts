@@ -13,6 +13,12 @@ import { join } from 'node:path';
 export interface Callgrind {
   /** The command and arguments to put in front of `node …`. */
   wrap: string[];
+  /**
+   * valgrind names its control pipes after the process's $LOGNAME (or $USER) and $HOST (or
+   * $HOSTNAME); the standalone server's environment has no user and its listen address as HOST.
+   * A measured process runs with these, and so does `callgrind_control`, so that both agree.
+   */
+  env: Record<string, string>;
   /** Counts the instructions `run` makes the process spend. */
   count(pid: number, run: () => Promise<void>): Promise<number>;
 }
@@ -31,14 +37,15 @@ export function callgrindAvailable(): boolean {
 /** `dir`: where the dumps and valgrind's control pipes go (a temporary folder of the caller's). */
 export function createCallgrind(dir: string, name: string): Callgrind {
   const out = join(dir, `${name}.callgrind`);
-  // valgrind names its control pipes after $HOST by default, and the standalone server's HOST is
-  // its listen address: a fixed prefix makes valgrind and callgrind_control agree.
   const prefix = `--vgdb-prefix=${join(dir, `${name}-vgdb`)}`;
+  const { LOGNAME: _logname, USER: _user, HOSTNAME: _hostname, ...inherited } = process.env;
+  const env = { ...(inherited as Record<string, string>), HOST: '127.0.0.1' };
   let dumps = 0;
   const control = (pid: number, ...args: string[]) =>
-    execFileSync('callgrind_control', [prefix, ...args, String(pid)], { stdio: 'ignore', timeout: 120_000 });
+    execFileSync('callgrind_control', [prefix, ...args, String(pid)], { stdio: 'ignore', timeout: 120_000, env });
   return {
-    wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', prefix, `--callgrind-out-file=${out}`],
+    wrap: ['valgrind', '--tool=callgrind', '-q', '--instr-atstart=no', prefix, `--callgrind-out-file=${out}`],
+    env,
     async count(pid, run) {
       control(pid, '--instr=on');
       await run();
