@@ -19,6 +19,11 @@ const ACCEPTED =
 export interface StorageLog {
   onError?: (error: unknown) => void;
   onWarning?: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * The store is opened for one command and closed (the CLI): no background upkeep, such as
+   * PostgreSQL's statistics (which would only warn, then be cut off at close).
+   */
+  shortLived?: boolean;
 }
 
 /** Parses without connecting or touching the disk, so configuration errors surface at start-up. */
@@ -77,7 +82,8 @@ export function parseStorageUrl(url: string): StorageSpec {
  * PostgreSQL the URL carries Portico's own options, `schema` and `maintain_statistics`
  * (`createPostgresStorage`'s `maintainStatistics`); everything else goes to the driver.
  */
-export function storageFromUrl(url: string, log: StorageLog = {}): Storage {
+export function storageFromUrl(url: string, options: StorageLog = {}): Storage {
+  const { shortLived, ...log } = options;
   const spec = parseStorageUrl(url);
   switch (spec.kind) {
     case 'memory':
@@ -87,7 +93,7 @@ export function storageFromUrl(url: string, log: StorageLog = {}): Storage {
     case 'redis':
       return createRedisStorage({ url: spec.url });
     case 'postgres':
-      return createPostgresStorage({ url: spec.url, ...log });
+      return createPostgresStorage({ url: spec.url, ...log, ...(shortLived ? { maintainStatistics: false } : {}) });
   }
 }
 

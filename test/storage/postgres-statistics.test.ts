@@ -87,6 +87,22 @@ if (await requirePostgres(t)) {
     t.comment(`unanalyzed: ${plan.nodes}; a page of 100 p50 ${p50.toFixed(2)} ms`);
   });
 
+  await t.test('a short-lived opening (the CLI) runs no upkeep', async (t) => {
+    const { url, schema } = postgresSchema(t, 'stats_cli');
+    // As `portico store copy` and `portico keys` open the store: for one command, then closed.
+    const storage = storageFromUrl(url, { shortLived: true, onWarning: () => t.fail('no upkeep, no notice') });
+    t.teardown(() => storage.close());
+    const raw = await rawClient(t, schema);
+    await importEntries(storage, raw);
+    await waitFor(async () => {
+      const s = await tableStats(raw, schema);
+      return Number(s.n_mod_since_analyze) >= ENTRIES && s;
+    }, 'the import in the server’s counters');
+    // The upkeep's first check comes 2 s after the start; give it more than that.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    t.equal((await tableStats(raw, schema)).last_analyze, null, 'not analyzed');
+  });
+
   await t.test('dead rows past autovacuum’s rule are reported once a table, never vacuumed', async (t) => {
     const { url, schema } = postgresSchema(t, 'stats_dead');
     const raw = await rawClient(t, schema);

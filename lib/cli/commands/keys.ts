@@ -46,7 +46,7 @@ Exit codes: 0 done, 1 some values open with no configured key (listed), 2 usage 
     // Loaded here: the storage drivers would slow every other command's start.
     const { storageFromUrl } = await import('../../../adapters/storage/index.js');
     const { resealAll } = await import('../../keys/index.js');
-    const storage = storageFromUrl(storeUrl);
+    const storage = storageFromUrl(storeUrl, { shortLived: true });
     try {
       const steps = await resealAll({ storage, cipher, environments: names }, (s) =>
         reporter.progress(

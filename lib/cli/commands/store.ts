@@ -57,8 +57,8 @@ Exit codes: 0 copied, 1 the target is not empty or a store failed, 2 usage error
         throw usageError(`${flag}: a memory:// store lives in one process only; there is nothing to copy from or into`);
     }
     if (from.trim() === to.trim()) throw usageError('--from and --to name the same store');
-    const source = storageFromUrl(from);
-    const target = storageFromUrl(to);
+    const source = storageFromUrl(from, { shortLived: true });
+    const target = storageFromUrl(to, { shortLived: true });
     try {
       if (!values['into-non-empty'] && (await failing(() => holdsData(target), 'the target'))) {
         throw new CliError(
