@@ -235,7 +235,7 @@ t.test(
         'upstream_ms',
         'msg',
       ],
-      'a proxied call\'s line: every field, in one order',
+      "a proxied call's line: every field, in one order",
     );
   },
 );
