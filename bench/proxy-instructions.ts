@@ -14,7 +14,7 @@
  * Needs valgrind (Debian: `apt-get install valgrind`). Each row takes a minute or two.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,13 @@ async function drive(port: number, path: string, headers: Record<string, string>
       }
     }),
   );
+}
+
+/** Resolves once no process `pid` is left (Linux /proc), or after 30 s. */
+async function gone(pid: number): Promise<void> {
+  for (let waited = 0; waited < 30_000 && existsSync(`/proc/${pid}`); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function startBare(upstreamPort: number, callgrind: Callgrind): Promise<Measured> {
@@ -154,6 +161,8 @@ async function main() {
       } finally {
         agent.destroy();
         measured.stop();
+        // valgrind writes its last dump and removes its control pipes as the process ends: wait for it.
+        await gone(measured.pid);
       }
       results.set(setup.label, perMode);
       const bare = results.get('bare Koa + http-proxy');
