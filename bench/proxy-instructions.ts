@@ -6,7 +6,9 @@
  * on a busy machine and a quiet one, so two builds can be compared where req/s cannot; it
  * leaves out the kernel's part of a call and cache misses (`npm run bench` measures time).
  *
- *   --calls <n>     calls counted per row and mode (default 3000)
+ *   --calls <n>     calls per counted window (default 3000)
+ *   --windows <n>   windows counted per row and mode; the median is reported, with the range
+ *                   (default 3: a window that holds a major GC or a late compile stands out)
  *   --warmup <n>    calls before counting, per mode, so the code is optimized (default 8000)
  *   --modes <list>  api-key,oauth2,app (default: all three)
  *   --rows <list>   bare,standalone,logs-off,metrics (default: all)
@@ -27,16 +29,27 @@ import { startUpstream } from './proxy/upstream.js';
 const { values: args } = parseArgs({
   options: {
     calls: { type: 'string', default: '3000' },
+    windows: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '8000' },
     modes: { type: 'string', default: 'api-key,oauth2,app' },
     rows: { type: 'string', default: 'bare,standalone,logs-off,metrics' },
   },
 });
 const CALLS = Number(args.calls);
+const WINDOWS = Math.max(1, Number(args.windows));
 const WARMUP = Number(args.warmup);
 const integrations: Record<string, string> = { 'api-key': 'key', oauth2: 'oauth', app: 'app' };
 const modes = args.modes.split(',').filter((mode) => mode in integrations);
 const rows = args.rows.split(',');
+
+/** Instructions per call over the windows counted. */
+interface Counted {
+  median: number;
+  min: number;
+  max: number;
+}
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
 
 /** A process under measurement: where it listens and its pid (valgrind's, which is Node's). */
 interface Measured {
@@ -105,9 +118,9 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-instructions-'));
   const upstream = await startUpstream();
   console.log(
-    `Instructions per proxied call (callgrind), 1 KiB answers, ${CALLS} calls counted after ${WARMUP} per mode; Node ${process.version}; load ${loadavg()[0]?.toFixed(1)}.`,
+    `Instructions per proxied call (callgrind), 1 KiB answers, median of ${WINDOWS} windows of ${CALLS} calls [range], after ${WARMUP} per mode; Node ${process.version}; load ${loadavg()[0]?.toFixed(1)}.`,
   );
-  const results = new Map<string, Map<string, number>>();
+  const results = new Map<string, Map<string, Counted>>();
   const setups: { row: string; label: string; start: (callgrind: Callgrind) => Promise<Measured> }[] = [
     { row: 'bare', label: 'bare Koa + http-proxy', start: (c) => startBare(upstream.port, c) },
     {
@@ -135,7 +148,7 @@ async function main() {
       const callgrind = createCallgrind(dir, setup.row);
       const measured = await setup.start(callgrind);
       const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-      const perMode = new Map<string, number>();
+      const perMode = new Map<string, Counted>();
       try {
         for (const mode of modes) {
           const portico = setup.row !== 'bare';
@@ -148,13 +161,23 @@ async function main() {
               }
             : {};
           await drive(measured.port, path, headers, WARMUP, agent);
-          const instructions = await callgrind.count(measured.pid, () =>
-            drive(measured.port, path, headers, CALLS, agent),
-          );
-          perMode.set(mode, instructions / CALLS);
+          const perCall: number[] = [];
+          for (let window = 0; window < WINDOWS; window++) {
+            const instructions = await callgrind.count(measured.pid, () =>
+              drive(measured.port, path, headers, CALLS, agent),
+            );
+            perCall.push(instructions / CALLS);
+          }
+          perCall.sort((a, b) => a - b);
+          const counted = {
+            median: perCall[Math.floor(perCall.length / 2)] as number,
+            min: perCall[0] as number,
+            max: perCall[perCall.length - 1] as number,
+          };
+          perMode.set(mode, counted);
           // The bare forwarder has no modes: one count serves every column.
           if (!portico) {
-            for (const other of modes) perMode.set(other, instructions / CALLS);
+            for (const other of modes) perMode.set(other, counted);
             break;
           }
         }
@@ -169,9 +192,10 @@ async function main() {
       console.log(
         `${setup.label.padEnd(42)} ${modes
           .map((mode) => {
-            const value = perMode.get(mode) as number;
-            const ratio = bare ? ` (${(value / (bare.get(mode) as number)).toFixed(3)} ×)` : '';
-            return `${mode} ${Math.round(value).toLocaleString('en-US')}${ratio}`;
+            const value = perMode.get(mode) as Counted;
+            const ratio = bare ? ` (${(value.median / (bare.get(mode) as Counted).median).toFixed(3)} ×)` : '';
+            const range = WINDOWS > 1 ? ` [${count(value.min)}–${count(value.max)}]` : '';
+            return `${mode} ${count(value.median)}${ratio}${range}`;
           })
           .join('   ')}`,
       );
