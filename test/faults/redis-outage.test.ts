@@ -138,14 +138,20 @@ t.test(
 
     // No lost webhook, none delivered twice: c1's (accepted before the cut) and new's (after).
     await waitFor(() => deliveredTo.length >= 2, 'both auth webhooks delivered', 15_000);
+    // The record of an attempt is written after the receiver answered, through a store that has
+    // just come back: it may take a moment, never a second delivery.
+    const states = await waitFor(
+      async () => {
+        const list = (await gw.call('GET', '/webhooks/deliveries')).json;
+        const seen = list.data.map((d: { state: string }) => d.state) as string[];
+        return seen.length === 2 && seen.every((state) => state === 'delivered') ? seen : undefined;
+      },
+      'both deliveries recorded as delivered',
+      10_000,
+    );
+    t.same(states, ['delivered', 'delivered'], 'both deliveries recorded as delivered');
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // a second delivery would come within the retry pause
     t.same([...deliveredTo].sort(), ['c1', 'new'], 'each webhook delivered once after Redis returned');
-    const list = (await gw.call('GET', '/webhooks/deliveries')).json;
-    t.same(
-      list.data.map((d: { state: string }) => d.state),
-      ['delivered', 'delivered'],
-      'both deliveries recorded as delivered',
-    );
     t.equal((await probe.counts()).waiting, 0, 'the refused enqueue did not land after the restore');
     await probe.close();
   },
