@@ -53,12 +53,13 @@ export function createCallgrind(dir: string, name: string): Callgrind {
       control(pid, '--instr=off');
       dumps++;
       // Each dump is its own file, numbered from 1, written when valgrind gets to the request
-      // (it may come after callgrind_control returns); its `summary:` line is the window's total.
+      // (it may come after callgrind_control returns). Its `totals:` line is the window's count;
+      // its `summary:` line is not, after the first dump (seen wrapped below zero).
       const file = `${out}.${dumps}`;
       for (let waited = 0; waited < 120_000; waited += 200) {
         const dump = existsSync(file) ? readFileSync(file, 'utf8') : '';
-        const summary = /^summary: (\d+)/m.exec(dump);
-        if (summary && /^totals: /m.test(dump)) return Number(summary[1]);
+        const totals = /^totals: (\d+)$/m.exec(dump);
+        if (totals) return Number(totals[1]);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       throw new Error(`callgrind wrote no dump ${file} in 120 s`);
