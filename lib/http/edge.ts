@@ -1,16 +1,7 @@
 import { answerError } from '../errors.js';
 import { pathBeforeQuery, type HttpContext } from './context.js';
-import type { Logger } from './logger.js';
+import type { Logger, UpstreamFields } from './logger.js';
 import { createRequestIds } from './request-id.js';
-
-/** Set on `ctx.state.upstream` by the proxy (lib/proxy/routes.ts) for a forwarded call. */
-interface UpstreamFields {
-  integration: string;
-  connection: string;
-  provider_host: string;
-  provider_status: number | null;
-  upstream_ms: number | null;
-}
 
 const clientRequestId = /^[\w.-]{1,64}$/;
 

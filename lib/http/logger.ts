@@ -7,7 +7,7 @@ import { requestLine, type RequestFields } from './request-line.js';
 import type { LogLevel } from './log-level.js';
 
 export { isLogLevel, logLevels, type LogLevel } from './log-level.js';
-export type { RequestFields } from './request-line.js';
+export type { RequestFields, UpstreamFields } from './request-line.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

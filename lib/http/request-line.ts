@@ -63,22 +63,30 @@ function number(value: unknown): string {
 }
 
 /**
- * The request line's fields, in the order they are written: what the edge knows of every request,
- * and for a proxied call what the proxy noted of the provider (lib/http/edge.ts).
+ * What the proxy notes of a proxied call for its request line (lib/proxy/routes.ts sets it on
+ * `ctx.state.upstream`, lib/http/edge.ts reads it): which connection, which provider host, what
+ * it answered and how long it took to answer (headers).
  */
-export interface RequestFields {
+export interface UpstreamFields {
+  integration: string;
+  connection: string;
+  provider_host: string;
+  provider_status: number | null;
+  upstream_ms: number | null;
+}
+
+/**
+ * The request line's fields, in the order they are written: what the edge knows of every request,
+ * then, for a proxied call, its upstream fields.
+ */
+export type RequestFields = {
   request_id?: string | undefined;
   method?: string | undefined;
   path?: string | undefined;
   status?: number | undefined;
   duration_ms?: number | undefined;
   environment?: string | undefined;
-  integration?: string | undefined;
-  connection?: string | undefined;
-  provider_host?: string | undefined;
-  provider_status?: number | null | undefined;
-  upstream_ms?: number | null | undefined;
-}
+} & { [K in keyof UpstreamFields]?: UpstreamFields[K] | undefined };
 
 /**
  * One request line, newline included; `undefined` fields are left out, as pino leaves them out.

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { fail, GatewayError } from '../errors.js';
 import { defaultBodyLimit } from '../http/body.js';
 import type { HttpContext } from '../http/context.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger, UpstreamFields } from '../http/logger.js';
 import { toRouter, type HttpMethod, type RouteSpec } from '../http/route-spec.js';
 import type { GatewayState } from '../http/state.js';
 import { incomingBody, readAll, type RequestBody } from './body.js';
@@ -60,16 +60,8 @@ function callEnded(event: ProxyCallEvent, status: number): void {
   if (proxyChannels.callEnd.hasSubscribers) proxyChannels.callEnd.publish(event);
 }
 
-/**
- * What the request log adds to a proxied call's line (lib/http/edge.ts reads `ctx.state.upstream`):
- * which connection, which provider host, what it answered and how long it took to answer (headers).
- */
-export interface UpstreamNote {
-  integration: string;
-  connection: string;
-  provider_host: string;
-  provider_status: number | null;
-  upstream_ms: number | null;
+/** A proxied call's fields for its request line (`ctx.state.upstream`), and when it was sent. */
+export interface UpstreamNote extends UpstreamFields {
   started: number;
 }
 
