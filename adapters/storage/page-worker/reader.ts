@@ -4,7 +4,7 @@ import type { PageReader, PageRequest, PageText } from '../../../lib/storage/ind
 import { viewKey, type LoadMessage, type ReadMessage, type ReplyMessage } from './messages.js';
 
 /** The longest wait for one page, unless a reader is given its own `deadlineMs`. */
-export const defaultDeadlineMs = 1_500;
+const defaultDeadlineMs = 1_500;
 
 /** How long and how many: what each back end's page reader lets its caller tune. */
 export interface PageReaderLimits {
@@ -21,7 +21,10 @@ export interface WorkerPageReaderOptions extends PageReaderLimits {
   worker: URL;
   /** What the worker needs to open its source, cloned into the thread. */
   workerData: unknown;
-  /** Reads the page on the caller's thread: used until the worker is ready to run the page's view. */
+  /**
+   * Reads the page on the caller's thread: used until the worker is ready to run the page's view
+   * (or after it crashed), under the same deadline as a read on the worker.
+   */
   inProcess: (request: PageRequest) => Promise<PageText>;
 }
 
@@ -138,7 +141,7 @@ export function createWorkerPageReader(options: WorkerPageReaderOptions): Worker
         worker.views.set(key, false);
         worker.thread.postMessage({ load: request.view } satisfies LoadMessage);
       }
-      return options.inProcess(request);
+      return withinDeadline(options.inProcess(request), deadlineMs);
     },
     async close() {
       closed = true;
@@ -149,6 +152,18 @@ export function createWorkerPageReader(options: WorkerPageReaderOptions): Worker
       await stopping?.thread.terminate();
     },
   };
+}
+
+/**
+ * A read in process fails after `ms` too: a command sent to a store that stopped answering (a
+ * Redis cut mid-way) would otherwise wait for no timeout of the client's.
+ */
+function withinDeadline(read: Promise<PageText>, ms: number): Promise<PageText> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`page reader: no page within ${ms} ms`)), ms);
+  });
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
 /** A worker module beside `moduleUrl` (a reader's own `import.meta.url`): `.ts` under the TypeScript loader (tests, benches), `.js` built. */

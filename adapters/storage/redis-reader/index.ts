@@ -1,7 +1,6 @@
-import { collectPage, type OrderedIndex, type PageRequest, type PageText } from '../../../lib/storage/index.js';
+import { collectPage, type OrderedIndex, type PageRequest } from '../../../lib/storage/index.js';
 import {
   createWorkerPageReader,
-  defaultDeadlineMs,
   siblingWorker,
   type PageReaderLimits,
   type WorkerPageReader,
@@ -30,21 +29,8 @@ const worker = siblingWorker(import.meta.url, 'worker');
  */
 export function createRedisPageReader(options: RedisPageReaderOptions): WorkerPageReader {
   const { client, index, url, prefix, commandTimeoutMs, maxQueuedCommands, ...limits } = options;
-  const deadlineMs = limits.deadlineMs ?? defaultDeadlineMs;
   const inProcess = (request: PageRequest) =>
-    withinDeadline(collectPage(redisPageSource(client, index, prefix, request.namespace), request), deadlineMs);
+    collectPage(redisPageSource(client, index, prefix, request.namespace), request);
   const workerData: RedisWorkerData = { url, prefix, commandTimeoutMs, maxQueuedCommands };
-  return createWorkerPageReader({ ...limits, deadlineMs, worker, workerData, inProcess });
-}
-
-/**
- * Reads in process (before the worker runs, or after it crashed) get the worker's deadline too:
- * a command sent to a Redis that stopped answering waits for no timeout of the client's.
- */
-function withinDeadline(read: Promise<PageText>, ms: number): Promise<PageText> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`page reader: no page within ${ms} ms`)), ms);
-  });
-  return Promise.race([read, late]).finally(() => clearTimeout(timer));
+  return createWorkerPageReader({ ...limits, worker, workerData, inProcess });
 }
