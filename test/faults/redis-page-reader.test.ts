@@ -56,11 +56,11 @@ function failsInTime(t: Test, what: string, outcome: { error?: Error; ms: number
   t.ok(outcome.ms < answerBound, `${what}: in ${outcome.ms} ms`);
 }
 
-t.test('Redis cut or hung: a page read fails within its deadline, then reads from the worker again', async (t) => {
-  if (!(await requireRedis(t))) return;
+/** A Redis storage whose connections (its page reader's included) pass through a cutter; all removed at the end. */
+async function redisBehindCutter(t: Test, name: string) {
   const { hostname, port } = new URL(redisUrl);
   const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
-  const prefix = uniquePrefix('faults-redis-pages');
+  const prefix = uniquePrefix(name);
   const storage = createRedisStorage({ url: cutter.through(redisUrl), prefix });
   t.teardown(async () => {
     cutter.restore();
@@ -68,6 +68,12 @@ t.test('Redis cut or hung: a page read fails within its deadline, then reads fro
     await cutter.close();
     await removeRedisKeys(prefix);
   });
+  return { cutter, storage };
+}
+
+t.test('Redis cut or hung: a page read fails within its deadline, then reads from the worker again', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const { cutter, storage } = await redisBehindCutter(t, 'faults-redis-pages');
   await createCollection<Item>(storage, 'items').put('env', 'a', { id: 'a' }, undefined);
 
   // The first read starts the worker and is read in process meanwhile, on the storage's client.
@@ -96,16 +102,7 @@ t.test(
   'GET /connections on Redis cut or hung: 503 store_unavailable in bounded time, then the same page',
   async (t) => {
     if (!(await requireRedis(t))) return;
-    const { hostname, port } = new URL(redisUrl);
-    const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
-    const prefix = uniquePrefix('faults-redis-list');
-    const storage = createRedisStorage({ url: cutter.through(redisUrl), prefix });
-    t.teardown(async () => {
-      cutter.restore();
-      await storage.close();
-      await cutter.close();
-      await removeRedisKeys(prefix);
-    });
+    const { cutter, storage } = await redisBehindCutter(t, 'faults-redis-list');
     const gw = await startGateway(t, { storage });
     await gw.call('POST', '/integrations', { body: { unique_key: 'crm', provider: 'stripe' } });
     for (let i = 0; i < 5; i++) {
