@@ -56,7 +56,7 @@ export interface Db {
 const ownParameters = ['schema', 'maintain_statistics'];
 
 /** Splits Portico's own parameters (`schema`, `maintain_statistics`) off the URL. */
-export function splitSchema(url: string): { url: string; schema: string | undefined } {
+function splitOwnParameters(url: string): { url: string; schema: string | undefined } {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
   for (const name of ownParameters) parsed.searchParams.delete(name);
@@ -69,7 +69,7 @@ export function splitSchema(url: string): { url: string; schema: string | undefi
  * creation (database down at start) is tried again by the next statement.
  */
 export function createDb(options: PostgresPoolOptions): Db {
-  const split = splitSchema(options.url);
+  const split = splitOwnParameters(options.url);
   const schema = options.schema ?? split.schema ?? 'public';
   if (!schemaPattern.test(schema))
     throw new Error(`PostgreSQL schema "${schema}": use lower-case letters, digits and _`);
