@@ -3,7 +3,7 @@
  * and through Portico (API key, OAuth2, APP), then one very large body through Portico each way
  * while the gateway's RSS is sampled. Everything runs on 127.0.0.1 and stops by itself.
  *
- *   --duration <s>       measured seconds per target (default 6)
+ *   --duration <s>       measured seconds per target and process (default 4)
  *   --slice <ms>         the targets take turns in slices this long (default 250)
  *   --warmup <s>         unmeasured seconds per target before measuring (default 1)
  *   --connections <n>    concurrent keep-alive connections (default 32)
@@ -13,15 +13,16 @@
  *   --verbose            print every cycle of slices as it ends (req/s, CPU per request, major GCs)
  *   --standalone-store <url>  the standalone server's store (default: SQLite in a temp folder); `none` skips it
  *   --pin <on|off>       load generator on CPU 0, every proxy process on CPU 1 (default on; taskset)
+ *   --processes <n>      every measured process runs n times over (default 3); a row is the median of its n
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { download, upload } from './proxy/large-body.js';
 import { createClient, percentile, runLoad } from './proxy/load.js';
-import { targets, type Ports, type Target } from './proxy/scenarios.js';
+import { targets, type Target } from './proxy/scenarios.js';
 import { pinToCpu } from './proxy/pin.js';
-import { startStandalone } from './proxy/standalone.js';
+import { startStandalone, type Standalone } from './proxy/standalone.js';
 import { startUpstream } from './proxy/upstream.js';
 
 interface Options {
@@ -37,11 +38,13 @@ interface Options {
   standaloneStore: string | undefined | null;
   /** The load generator on CPU 0 and the proxy processes on CPU 1 (bench/proxy/pin.ts). */
   pin: boolean;
+  /** How many processes of each kind: a row's figure is the median of its processes'. */
+  processes: number;
 }
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
-    duration: 6,
+    duration: 4,
     slice: 250,
     warmup: 1,
     connections: 32,
@@ -51,6 +54,7 @@ function parseOptions(argv: string[]): Options {
     verbose: false,
     standaloneStore: undefined,
     pin: true,
+    processes: 3,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -92,6 +96,9 @@ function parseOptions(argv: string[]): Options {
         options.pin = pin === 'on';
         break;
       }
+      case '--processes':
+        options.processes = Math.round(number(1, 8));
+        break;
       case '--standalone-store': {
         const url = value();
         options.standaloneStore = url === 'none' ? null : url;
@@ -140,7 +147,21 @@ const sizeLabel = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
 const pad = (text: string, width: number, right = false) => (right ? text.padStart(width) : text.padEnd(width));
 
+/** One target in one process. */
 interface Row {
+  size: number;
+  target: Target;
+  rps: number;
+  /** Milliseconds per completed request, sorted. */
+  latencies: number[];
+  errors: number;
+  cpuPerRequest: number | undefined;
+  /** Req/s in each cycle's slice. */
+  slices: number[];
+}
+
+/** One target over its processes: the median process's req/s and CPU, latencies pooled. */
+interface Combined {
   size: number;
   target: Target;
   rps: number;
@@ -148,7 +169,37 @@ interface Row {
   p99: number;
   errors: number;
   cpuPerRequest: number | undefined;
-  slices: number[];
+  /** Its processes, in replica order. */
+  processes: Row[];
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+function combine(rows: Row[]): Combined[] {
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = `${row.size} ${row.target.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  return [...groups.values()].map((processes) => {
+    const first = processes[0] as Row;
+    const latencies = processes.flatMap((p) => p.latencies).sort((a, b) => a - b);
+    const cpu = processes.map((p) => p.cpuPerRequest).filter((c): c is number => c !== undefined);
+    return {
+      size: first.size,
+      target: first.target,
+      rps: median(processes.map((p) => p.rps)),
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      errors: processes.reduce((sum, p) => sum + p.errors, 0),
+      cpuPerRequest: cpu.length > 0 ? median(cpu) : undefined,
+      processes: processes.sort((a, b) => a.target.replica - b.target.replica),
+    };
+  });
 }
 
 /** What the proxies' process has used so far: CPU microseconds, and its garbage-collection pauses. */
@@ -157,6 +208,13 @@ interface Usage {
   gc: { minor: number; major: number; ms: number };
 }
 type CpuClock = (target: Target) => Promise<Usage>;
+
+/** One set of the measured processes: the proxies' child (bare, Portico in process), the standalone server, and it with metrics. */
+interface Replica {
+  proxies: { child: ChildProcess; ready: Record<string, number> };
+  standalone: Standalone | undefined;
+  metrics: Standalone | undefined;
+}
 
 async function measure(options: Options, list: Target[], size: number, cpu: CpuClock): Promise<Row[]> {
   const body = options.upload ? Buffer.alloc(size, 'u') : undefined;
@@ -203,7 +261,9 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
               ? ''
               : ` ${((after.micros - before.micros) / result.requests).toFixed(0)} µs`;
           const gc = after.gc.major > before.gc.major ? ` (${after.gc.major - before.gc.major} major GC)` : '';
-          line.push(`${entry.target.name} ${Math.round(result.requests / result.seconds)}/s${perRequest}${gc}`);
+          line.push(
+            `${entry.target.name}#${entry.target.replica} ${Math.round(result.requests / result.seconds)}/s${perRequest}${gc}`,
+          );
         }
       }
       if (options.verbose) console.log(`  ${sizeLabel(size)} cycle ${cycle + 1}/${cycles}: ${line.join(', ')}`);
@@ -212,13 +272,11 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
     for (const { client } of loads) client.destroy();
   }
   return loads.map((entry) => {
-    const sorted = entry.latencies.sort((a, b) => a - b);
     return {
       size,
       target: entry.target,
       rps: entry.seconds > 0 ? entry.requests / entry.seconds : 0,
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
+      latencies: entry.latencies.sort((a, b) => a - b),
       errors: entry.errors,
       slices: entry.slices,
       // The direct calls do not touch the proxies' process.
@@ -227,10 +285,13 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
   });
 }
 
-/** How noisy the run was: the ratio cycle by cycle (each target's slice against the bare forwarder's in the same cycle). */
-function spread(slices: number[], bare: number[]): string {
-  const ratios = slices
-    .map((rps, i) => rps / (bare[i] ?? Number.NaN))
+/**
+ * How noisy the run was: the ratio cycle by cycle, each process's slice against the bare
+ * forwarder's of the same replica in the same cycle, over every process.
+ */
+function spread(row: Combined, bare: Combined): string {
+  const ratios = row.processes
+    .flatMap((p, r) => p.slices.map((rps, i) => rps / (bare.processes[r]?.slices[i] ?? Number.NaN)))
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
   if (ratios.length < 4) return '';
@@ -238,17 +299,35 @@ function spread(slices: number[], bare: number[]): string {
   return `; cycle by cycle: median ${pct(0.5)}, middle half ${pct(0.25)}–${pct(0.75)}`;
 }
 
-function printTable(rows: Row[]) {
+/** Each process's req/s (or CPU per request) against the bare forwarder's of its set, measured in the same turns. */
+const ratios = (row: Combined, bare: Combined, value: (p: Row) => number | undefined = (p) => p.rps): number[] =>
+  row.processes
+    .map((p, r) => (value(p) ?? Number.NaN) / (value(bare.processes[r] as Row) ?? Number.NaN))
+    .filter(Number.isFinite);
+
+/** A row against the bare forwarder: the median of its sets' ratios (each set measured in its own turns). */
+const againstBare = (row: Combined, bare: Combined, value?: (p: Row) => number | undefined): number =>
+  median(ratios(row, bare, value));
+
+/** Each set's ratio: how far the processes of one row differ. */
+const perProcess = (row: Combined, bare: Combined): string =>
+  row.processes.length > 1
+    ? `; its ${row.processes.length} processes ${ratios(row, bare)
+        .map((ratio) => `${(ratio * 100).toFixed(0)}%`)
+        .join(' ')}`
+    : '';
+
+function printTable(rows: Combined[]) {
   console.log(
     `\n${pad('body', 9)} ${pad('target', 38)} ${pad('req/s', 9, true)} ${pad('p50 ms', 8, true)} ${pad('p99 ms', 8, true)} ${pad('vs bare', 8, true)} ${pad('proxy CPU µs/req', 17, true)} ${pad('CPU vs bare', 12, true)}`,
   );
   for (const row of rows) {
     const bare = rows.find((r) => r.size === row.size && r.target.name === 'bare');
-    const ratio = bare && bare.rps > 0 ? (row.rps / bare.rps).toFixed(2) : '-';
+    const ratio = bare && bare.rps > 0 ? againstBare(row, bare).toFixed(2) : '-';
     const cpu = row.cpuPerRequest === undefined ? '-' : row.cpuPerRequest.toFixed(0);
     const cpuRatio =
       row.cpuPerRequest !== undefined && bare?.cpuPerRequest
-        ? (row.cpuPerRequest / bare.cpuPerRequest).toFixed(2)
+        ? againstBare(row, bare, (p) => p.cpuPerRequest).toFixed(2)
         : '-';
     console.log(
       `${pad(sizeLabel(row.size), 9)} ${pad(row.target.label, 38)} ${pad(Math.round(row.rps).toString(), 9, true)} ${pad(row.p50.toFixed(2), 8, true)} ${pad(row.p99.toFixed(2), 8, true)} ${pad(ratio, 8, true)} ${pad(cpu, 17, true)} ${pad(cpuRatio, 12, true)}${row.errors ? `  (${row.errors} errors)` : ''}`,
@@ -280,72 +359,95 @@ async function main() {
       : 'Not pinned: the scheduler places every process (CPU per call then moves with where each process lands).',
   );
   const upstream = await startUpstream();
-  const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
-  proxyCpu(proxies.child);
-  const standalone = proxyCpu(
-    options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore),
-  );
-  const proxies2 = standalone ? await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']) : undefined;
-  proxyCpu(proxies2?.child);
-  // The same server with metrics on (its own store): the metrics' cost in the default configuration.
-  const withMetrics = proxyCpu(
-    options.standaloneStore === null
-      ? undefined
-      : await startStandalone(upstream.port, options.standaloneStore, {
-          SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
-        }),
-  );
+  const replicas: Replica[] = [];
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
-    proxies.child.kill();
-    proxies2?.child.kill();
-    standalone?.stop();
-    withMetrics?.stop();
+    for (const replica of replicas) {
+      replica.proxies.child.kill();
+      replica.standalone?.stop();
+      replica.metrics?.stop();
+    }
   };
   try {
-    const ports: Ports = {
-      upstream: upstream.port,
-      bare: proxies.ready.barePort as number,
-      portico: proxies.ready.porticoPort as number,
-      logged: proxies.ready.loggedPort as number,
-      standalone: standalone?.port,
-      bare2: proxies2?.ready.barePort,
-      metrics: withMetrics?.port,
-    };
-    const list = targets(ports);
-    const rows: Row[] = [];
+    for (let r = 0; r < options.processes; r++) {
+      const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
+      proxyCpu(proxies.child);
+      const standalone =
+        options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+      proxyCpu(standalone);
+      // The same server with metrics on (its own store): the metrics' cost in the default configuration.
+      const metrics =
+        options.standaloneStore === null
+          ? undefined
+          : await startStandalone(upstream.port, options.standaloneStore, {
+              SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
+            });
+      proxyCpu(metrics);
+      replicas.push({ proxies, standalone, metrics });
+    }
+    const list = replicas.flatMap((replica, r) =>
+      targets(
+        {
+          upstream: upstream.port,
+          bare: replica.proxies.ready.barePort as number,
+          portico: replica.proxies.ready.porticoPort as number,
+          logged: replica.proxies.ready.loggedPort as number,
+          standalone: replica.standalone?.port,
+          metrics: replica.metrics?.port,
+        },
+        r,
+      ),
+    );
+    const measured: Row[] = [];
     const noGc = { minor: 0, major: 0, ms: 0 };
-    const servers = { standalone, metrics: withMetrics };
-    const cpu: CpuClock = async (target) =>
-      target.process === 'standalone' || target.process === 'metrics'
-        ? { micros: servers[target.process]?.cpuMicros() ?? Number.NaN, gc: noGc }
-        : ask<Usage>((target.process === 'proxies-2' ? (proxies2 ?? proxies) : proxies).child, 'cpu', 'cpu');
-    for (const size of options.sizes) rows.push(...(await measure(options, list, size, cpu)));
+    const cpu: CpuClock = async (target) => {
+      const replica = replicas[target.replica] as Replica;
+      if (target.process === 'proxies') return ask<Usage>(replica.proxies.child, 'cpu', 'cpu');
+      const server = target.process === 'standalone' ? replica.standalone : replica.metrics;
+      return { micros: server?.cpuMicros() ?? Number.NaN, gc: noGc };
+    };
+    // One set of processes at a time, its targets taking turns: a process left idle for longer than
+    // about eight seconds has its heap shrunk by V8's memory reducer, and its next seconds cost more
+    // (measured: the standalone server at 1.3–1.4 × its CPU per call with all three sets in one
+    // rotation, 10.75 s between its turns; back to 1.0 with --no-memory-reducer). Within a set the
+    // rotation is as short as with one process of each kind.
+    for (const size of options.sizes) {
+      for (let r = 0; r < replicas.length; r++) {
+        measured.push(
+          ...(await measure(
+            options,
+            list.filter((t) => t.replica === r),
+            size,
+            cpu,
+          )),
+        );
+      }
+    }
+    const rows = combine(measured);
     printTable(rows);
 
     const verdicts: string[] = [];
     for (const size of options.sizes) {
       const bare = rows.find((r) => r.size === size && r.target.name === 'bare');
-      const bare2 = rows.find((r) => r.size === size && r.target.name === 'bare-2');
+      const same = rows.find((r) => r.size === size && r.target.name === 'bare-same');
       for (const row of rows.filter((r) => r.size === size && r.target.name.startsWith('portico'))) {
-        const ratio = bare ? row.rps / bare.rps : 0;
-        // Another process than the bare forwarder's: its placement counts too, so both bares are shown.
-        const second =
-          row.target.process === 'standalone' && bare2
-            ? `; ${((row.rps / bare2.rps) * 100).toFixed(0)}% of the 2nd process's`
-            : '';
+        const ratio = bare ? againstBare(row, bare) : 0;
+        const sameRatio = same
+          ? `; ${(againstBare(row, same) * 100).toFixed(0)}% of the bare forwarder sent the same headers`
+          : '';
         verdicts.push(
-          `${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${second}${bare ? spread(row.slices, bare.slices) : ''}`,
+          `${ratio >= 0.95 ? 'PASS' : 'FAIL'}  ${row.target.label}, ${sizeLabel(size)}: ${(ratio * 100).toFixed(0)}% of the bare forwarder's req/s (target ≥ 95%)${bare ? `${perProcess(row, bare)}${spread(row, bare)}` : ''}${sameRatio}`,
         );
       }
     }
     if (options.large > 0) {
-      const apiKey = list.find((t) => t.name === 'portico-silent-api-key') as Target;
+      const apiKey = list.find((t) => t.name === 'portico-silent-api-key' && t.replica === 0) as Target;
       for (const [direction, transfer] of [
         ['upload', upload],
         ['download', download],
       ] as const) {
+        const { proxies } = replicas[0] as Replica;
         await ask(proxies.child, 'rss-start', 'rss-started');
         const result = await transfer(apiKey, options.large);
         const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');

@@ -1,7 +1,7 @@
 /** What the harness measures: each target, and how a request to it is addressed. */
 export const benchSecretKey = 'sk_bench_0123456789abcdef';
 
-export type TargetName = 'direct' | 'bare' | 'bare-2' | `portico-${Setup}-${'api-key' | 'oauth2' | 'app'}`;
+export type TargetName = 'direct' | 'bare' | 'bare-same' | `portico-${Setup}-${'api-key' | 'oauth2' | 'app'}`;
 
 /**
  * Where Portico runs: in the proxies' process with logs off or on (to a file), or as the
@@ -16,8 +16,6 @@ export interface Ports {
   logged: number;
   /** Absent when the standalone server is not measured. */
   standalone: number | undefined;
-  /** The same bare forwarder in a second process (beside the standalone rows). */
-  bare2: number | undefined;
   /** The standalone server with metrics on (`SERVICE_METRICS_TOKEN`); absent with it. */
   metrics: number | undefined;
 }
@@ -30,7 +28,13 @@ export interface Target {
   prefix: string;
   headers: Record<string, string>;
   /** Which process serves it: the proxies' child, or the standalone server. */
-  process: 'proxies' | 'proxies-2' | 'standalone' | 'metrics' | 'none';
+  process: 'proxies' | 'standalone' | 'metrics' | 'none';
+  /**
+   * Which of the bench's processes of that kind (0, 1, …): every kind runs in several processes
+   * (`--processes`), since the same code in two processes started alike can differ by more than
+   * the margin measured (bench/README.md, "How it measures on a shared machine").
+   */
+  replica: number;
 }
 
 const porticoHeaders = (integration: string) => ({
@@ -51,23 +55,42 @@ const modes = [
   ['app', 'APP', 'app'],
 ] as const;
 
-export function targets(ports: Ports): Target[] {
-  const list: Target[] = [
-    { name: 'direct', label: 'direct (no proxy)', port: ports.upstream, prefix: '', headers: {}, process: 'none' },
-    { name: 'bare', label: 'bare Koa + http-proxy', port: ports.bare, prefix: '', headers: {}, process: 'proxies' },
-  ];
-  // Across processes, CPU per request at 1 MiB moved by up to 2× with where the scheduler put
-  // each process (the same forwarder, in two processes started alike): a second one shows it.
-  if (ports.bare2 !== undefined) {
+/** The targets served by one replica of the bench's processes; the direct calls only with the first. */
+export function targets(ports: Ports, replica: number): Target[] {
+  const list: Target[] = [];
+  if (replica === 0) {
     list.push({
-      name: 'bare-2',
-      label: 'bare Koa + http-proxy, 2nd process',
-      port: ports.bare2,
+      name: 'direct',
+      label: 'direct (no proxy)',
+      port: ports.upstream,
       prefix: '',
       headers: {},
-      process: 'proxies-2',
+      process: 'none',
+      replica,
     });
   }
+  list.push(
+    {
+      name: 'bare',
+      label: 'bare Koa + http-proxy',
+      port: ports.bare,
+      prefix: '',
+      headers: {},
+      process: 'proxies',
+      replica,
+    },
+    // The reference is sent only the path; Portico's calls also carry the headers the gateway
+    // needs, which Node parses (and a forwarder would pass on). This row shows what they cost it.
+    {
+      name: 'bare-same',
+      label: 'bare, sent the same headers',
+      port: ports.bare,
+      prefix: '',
+      headers: porticoHeaders('key'),
+      process: 'proxies',
+      replica,
+    },
+  );
   for (const { setup, label, port } of setups) {
     const at = port(ports);
     if (at === undefined) continue;
@@ -79,6 +102,7 @@ export function targets(ports: Ports): Target[] {
         prefix: '/proxy',
         headers: porticoHeaders(integration),
         process: setup === 'standalone' || setup === 'metrics' ? setup : 'proxies',
+        replica,
       });
     }
   }

@@ -1,4 +1,10 @@
-import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import {
+  Agent as HttpAgent,
+  type AgentOptions,
+  type ClientRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
@@ -236,6 +242,19 @@ class Attempt implements Expiring, BodyWatch {
   }
 }
 
+/** Node's own defaults for an agent (Node 20 to 24): LIFO reuse of free sockets, 256 of them kept. */
+const nodeMaxFreeSockets = 256;
+
+/**
+ * The agent's options, with only what differs from Node's defaults. `Agent.addRequest` copies
+ * every one of them into each request's options (a spread into an object without a prototype,
+ * which V8 keeps as a hash table): each field costs about 2,000 instructions a call (callgrind,
+ * bench/README.md, session 11). `scheduling: 'lifo'` is Node's default, so it is never set.
+ */
+export function agentOptionsFor(maxFreeSockets: number): AgentOptions {
+  return maxFreeSockets === nodeMaxFreeSockets ? { keepAlive: true } : { keepAlive: true, maxFreeSockets };
+}
+
 /**
  * The transport: http-proxy-3 (the maintained rewrite of http-proxy 1.18, which calls the
  * deprecated `util._extend` and warns on Node 22+) over one keep-alive agent per protocol.
@@ -248,7 +267,7 @@ class Attempt implements Expiring, BodyWatch {
 export function createUpstream(options: ResolvedProxyOptions) {
   // No socket timeout on the agent: Node would re-arm it on every read and write. Idle sockets
   // close when the provider closes them; a request that meets one just closed is sent again.
-  const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets, scheduling: 'lifo' as const };
+  const agentOptions = agentOptionsFor(options.maxFreeSockets);
   const deadlines = createDeadlines(options.timeoutMs);
   // Checked, not re-armed per chunk: a body is cut after between one and two idle periods of silence.
   const idle = createDeadlines(options.bodyIdleTimeoutMs);

@@ -1,6 +1,6 @@
 import { Agent, type ClientRequest } from 'node:http';
 import t, { type Test } from 'tap';
-import { unsetByPortico } from '../../lib/proxy/upstream.js';
+import { agentOptionsFor, unsetByPortico } from '../../lib/proxy/upstream.js';
 import { devKey, startGateway } from '../helpers/gateway.js';
 import { fakeProvider } from '../helpers/http.js';
 import { apiKey, providerEntry, send } from './helpers.js';
@@ -14,12 +14,13 @@ import { apiKey, providerEntry, send } from './helpers.js';
 type AddRequest = (req: ClientRequest, options: Record<string, unknown>) => void;
 
 /** Records the enumerable options every request on an http Agent was added with, until the test ends. */
-function spyOnAgents(t: Test): Record<string, unknown>[] {
+function spyOnAgents(t: Test, agents: Agent[] = []): Record<string, unknown>[] {
   const seen: Record<string, unknown>[] = [];
   const proto = Agent.prototype as unknown as { addRequest: AddRequest };
   const original = proto.addRequest;
   proto.addRequest = function (this: Agent, req, options) {
     seen.push({ ...options });
+    agents.push(this);
     original.call(this, req, options);
   };
   t.teardown(() => {
@@ -85,6 +86,28 @@ t.test('a provider request reaches Node with only the fields it needs', async (t
     ['port', 'host', 'hostname', 'method', 'headers', 'agent', 'path'],
     'the request fields, nothing else',
   );
+});
+
+t.test("the agent's own options, copied into every request, are only what differs from Node's defaults", async (t) => {
+  const { a, call } = await twoProviders(t);
+  const agents: Agent[] = [];
+  const seen = spyOnAgents(t, agents);
+  t.equal((await call('a', '/v1/items')).status, 200);
+  t.equal((await call('a', '/v1/items')).status, 200);
+  const port = Number(new URL(a.url).port);
+  const agent = agents[seen.findIndex((options) => options.port === port)] as Agent & {
+    options: Record<string, unknown>;
+    scheduling: string;
+    keepAlive: boolean;
+  };
+  // Agent.addRequest spreads these into each request's options; Node adds noDelay and path itself.
+  t.same(Object.keys(agent.options).sort(), ['keepAlive', 'noDelay', 'path'], 'keepAlive, and what Node adds');
+  t.equal(agent.keepAlive, true, 'sockets are kept alive');
+  t.equal(agent.scheduling, 'lifo', 'the most recently used free socket is reused first');
+  t.equal(agent.maxFreeSockets, 256, "Node's default number of free sockets kept");
+  t.equal(Object.values(agent.freeSockets).flat().length, 1, "the second call reused the first call's socket");
+  t.same(agentOptionsFor(256), { keepAlive: true });
+  t.same(agentOptionsFor(32), { keepAlive: true, maxFreeSockets: 32 }, 'a configured limit is passed on');
 });
 
 t.test("interleaved calls to two providers: each gets its own path and credential, never the other's", async (t) => {
