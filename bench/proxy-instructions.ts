@@ -15,7 +15,6 @@
  *
  * Needs valgrind (Debian: `apt-get install valgrind`). Each row takes a minute or two.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { callgrindAvailable, createCallgrind, type Callgrind } from './proxy/callgrind.js';
 import { benchSecretKey } from './proxy/scenarios.js';
+import { startBareProcess } from './proxy/bare-process.js';
 import { startStandalone } from './proxy/standalone.js';
 import { startUpstream } from './proxy/upstream.js';
 
@@ -88,26 +88,8 @@ async function gone(pid: number): Promise<void> {
 }
 
 async function startBare(upstreamPort: number, callgrind: Callgrind): Promise<Measured> {
-  const [command, ...wrapArgs] = callgrind.wrap;
-  const entry = new URL('./proxy/bare-server.js', import.meta.url).pathname;
-  const child = spawn(command as string, [...wrapArgs, process.execPath, entry, String(upstreamPort)], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: callgrind.env,
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error('the bare forwarder did not start in 120 s')), 120_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /interface 127\.0\.0\.1:(\d+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the bare forwarder exited (${code})`)));
-  });
-  return { port, pid: child.pid as number, stop: () => child.kill() };
+  const bare = await startBareProcess(upstreamPort, { wrap: callgrind.wrap, env: callgrind.env, startMs: 120_000 });
+  return { port: bare.port, pid: bare.pid, stop: bare.stop };
 }
 
 async function main() {

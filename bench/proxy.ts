@@ -22,6 +22,7 @@ import { download, upload } from './proxy/large-body.js';
 import { createClient, percentile, runLoad } from './proxy/load.js';
 import { targets, type Target } from './proxy/scenarios.js';
 import { pinToCpu } from './proxy/pin.js';
+import { startBareProcess, type BareProcess } from './proxy/bare-process.js';
 import { startStandalone, type Standalone } from './proxy/standalone.js';
 import { startUpstream } from './proxy/upstream.js';
 
@@ -209,8 +210,9 @@ interface Usage {
 }
 type CpuClock = (target: Target) => Promise<Usage>;
 
-/** One set of the measured processes: the proxies' child (bare, Portico in process), the standalone server, and it with metrics. */
+/** One set of the measured processes: the bare forwarder, the proxies' child (Portico in process), the standalone server, and it with metrics. */
 interface Replica {
+  bare: BareProcess;
   proxies: { child: ChildProcess; ready: Record<string, number> };
   standalone: Standalone | undefined;
   metrics: Standalone | undefined;
@@ -364,6 +366,7 @@ async function main() {
     upstream.server.close();
     upstream.server.closeAllConnections();
     for (const replica of replicas) {
+      replica.bare.stop();
       replica.proxies.child.kill();
       replica.standalone?.stop();
       replica.metrics?.stop();
@@ -371,6 +374,7 @@ async function main() {
   };
   try {
     for (let r = 0; r < options.processes; r++) {
+      const bare = proxyCpu(await startBareProcess(upstream.port));
       const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
       proxyCpu(proxies.child);
       const standalone =
@@ -384,13 +388,13 @@ async function main() {
               SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
             });
       proxyCpu(metrics);
-      replicas.push({ proxies, standalone, metrics });
+      replicas.push({ bare, proxies, standalone, metrics });
     }
     const list = replicas.flatMap((replica, r) =>
       targets(
         {
           upstream: upstream.port,
-          bare: replica.proxies.ready.barePort as number,
+          bare: replica.bare.port,
           portico: replica.proxies.ready.porticoPort as number,
           logged: replica.proxies.ready.loggedPort as number,
           standalone: replica.standalone?.port,
@@ -404,7 +408,12 @@ async function main() {
     const cpu: CpuClock = async (target) => {
       const replica = replicas[target.replica] as Replica;
       if (target.process === 'proxies') return ask<Usage>(replica.proxies.child, 'cpu', 'cpu');
-      const server = target.process === 'standalone' ? replica.standalone : replica.metrics;
+      const server =
+        target.process === 'bare'
+          ? replica.bare
+          : target.process === 'standalone'
+            ? replica.standalone
+            : replica.metrics;
       return { micros: server?.cpuMicros() ?? Number.NaN, gc: noGc };
     };
     // One set of processes at a time, its targets taking turns: a process left idle for longer than

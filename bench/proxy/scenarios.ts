@@ -27,8 +27,8 @@ export interface Target {
   /** Path prefix in front of the upstream path. */
   prefix: string;
   headers: Record<string, string>;
-  /** Which process serves it: the proxies' child, or the standalone server. */
-  process: 'proxies' | 'standalone' | 'metrics' | 'none';
+  /** Which process serves it: the bare forwarder's, the proxies' child (Portico in process), or a standalone server. */
+  process: 'bare' | 'proxies' | 'standalone' | 'metrics' | 'none';
   /**
    * Which of the bench's processes of that kind (0, 1, …): every kind runs in several processes
    * (`--processes`), since the same code in two processes started alike can differ by more than
@@ -87,7 +87,7 @@ export function targets(ports: Ports, replica: number): Target[] {
       port: ports.bare,
       prefix: '',
       headers: porticoHeaders('key'),
-      process: 'proxies',
+      process: 'bare',
       replica,
     },
   );

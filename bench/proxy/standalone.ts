@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processCpuMicros } from './proc-cpu.js';
 import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
 
@@ -19,8 +20,6 @@ export interface Standalone {
   cpuMicros(): number | undefined;
   stop(): void;
 }
-
-const ticksPerSecond = 100;
 
 export interface Launch {
   /** A command the server runs under, with its arguments (`valgrind …`): Node and the server follow them. */
@@ -98,15 +97,7 @@ export async function startStandalone(
   return {
     port,
     pid: child.pid,
-    cpuMicros() {
-      try {
-        // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): user and system ticks.
-        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-        return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
-      } catch {
-        return undefined;
-      }
-    },
+    cpuMicros: () => processCpuMicros(child.pid),
     stop,
   };
 }

@@ -1,6 +1,6 @@
 /*
- * The measured proxies, in their own process (so RSS is theirs alone):
- *   - a bare Koa + http-proxy forwarder on a keep-alive agent (the reference);
+ * Portico in process (the embedded stack), in a process of its own (so RSS is its alone; the
+ * bare forwarder, the reference, is a process of its own too: bare-process.ts):
  *   - Portico, with an API key, an OAuth2 and an APP connection to the same upstream, twice:
  *     request logs off, and on (written to a file, as the standalone server does by default).
  * The upstream's port arrives as argv[2]; ports are reported to the harness over IPC.
@@ -15,7 +15,6 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { createMemoryStorage } from '../../adapters/storage/index.js';
 import { createGateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
-import { createBareForwarder } from './bare.js';
 import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
 
@@ -44,7 +43,6 @@ async function portico(logFile: string | undefined) {
   return createServer(gateway.callback());
 }
 
-const barePort = await listen(createBareForwarder(upstream));
 const porticoPort = await listen(await portico(undefined));
 const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-logs-'));
 process.on('exit', () => rmSync(logDir, { recursive: true, force: true }));
@@ -84,5 +82,5 @@ process.on('message', (message: { type: string }) => {
     process.send?.({ type: 'rss', baseline, peak });
   }
 });
-process.send?.({ type: 'ready', barePort, porticoPort, loggedPort });
+process.send?.({ type: 'ready', porticoPort, loggedPort });
 process.on('disconnect', () => process.exit(0));

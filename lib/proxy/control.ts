@@ -39,8 +39,12 @@ export interface ProxyControl {
 const one = (value: string | string[] | undefined): string | undefined =>
   (Array.isArray(value) ? value.join(', ') : value)?.trim() || undefined;
 
-function integer(headers: IncomingHttpHeaders, name: string, min: number, max: number): number | undefined {
-  const raw = one(headers[name]);
+/*
+ * The checkers take the header's value, read at each call site by a literal name: one read by a
+ * name that changes from call to call (`headers[name]`) is a generic, megamorphic load.
+ */
+function integer(header: string | string[] | undefined, name: string, min: number, max: number): number | undefined {
+  const raw = one(header);
   if (raw === undefined) return undefined;
   const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {
@@ -49,8 +53,8 @@ function integer(headers: IncomingHttpHeaders, name: string, min: number, max: n
   return value;
 }
 
-function boolean(headers: IncomingHttpHeaders, name: string): boolean | undefined {
-  const raw = one(headers[name])?.toLowerCase();
+function boolean(header: string | string[] | undefined, name: string): boolean | undefined {
+  const raw = one(header)?.toLowerCase();
   if (raw === undefined) return undefined;
   if (raw !== 'true' && raw !== 'false')
     fail('invalid_request', `Header ${name} must be true or false.`, { header: name });
@@ -73,9 +77,9 @@ export function readControl(headers: IncomingHttpHeaders, maxPages: number): Pro
       { header: 'Connection-Id' },
     );
   }
-  const paginating = boolean(headers, 'paginate') === true;
-  const maxItems = integer(headers, 'paginate-max-items', 1, 1_000_000);
-  const pages = integer(headers, 'paginate-max-pages', 1, maxPages);
+  const paginating = boolean(headers.paginate, 'paginate') === true;
+  const maxItems = integer(headers['paginate-max-items'], 'paginate-max-items', 1, 1_000_000);
+  const pages = integer(headers['paginate-max-pages'], 'paginate-max-pages', 1, maxPages);
   if (!paginating && (maxItems !== undefined || pages !== undefined)) {
     fail('invalid_request', 'Headers Paginate-Max-Items and Paginate-Max-Pages need "Paginate: true".', {
       header: 'Paginate',
@@ -84,10 +88,10 @@ export function readControl(headers: IncomingHttpHeaders, maxPages: number): Pro
   return {
     providerConfigKey,
     connectionId,
-    retries: integer(headers, 'retries', 0, maxRetries) ?? 0,
+    retries: integer(headers.retries, 'retries', 0, maxRetries) ?? 0,
     paginate: paginating
       ? { ...(maxItems !== undefined ? { maxItems } : {}), ...(pages !== undefined ? { maxPages: pages } : {}) }
       : undefined,
-    decompress: boolean(headers, 'decompress'),
+    decompress: boolean(headers.decompress, 'decompress'),
   };
 }

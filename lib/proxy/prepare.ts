@@ -59,6 +59,8 @@ const tokenModes = new Set(['OAUTH2', 'OAUTH2_CC', 'APP']);
  * URL is filled. Warm, it answers at once (no promise); cold, it reads the stores.
  */
 export function createPrepare(deps: PrepareDeps) {
+  // A Map: a lookup in an object by a key that changes from call to call is a generic (megamorphic) load.
+  const decodedCaps = new Map(Object.entries(deps.maxDecodedBytesByIntegration));
   function assemble(
     input: ProxyCallInput,
     path: string,
@@ -99,7 +101,7 @@ export function createPrepare(deps: PrepareDeps) {
       headers: input.headers,
       retries: control.retries,
       decompress: control.decompress ?? provider.proxy.decompress ?? false,
-      maxDecodedBytes: deps.maxDecodedBytesByIntegration[integration.unique_key] ?? deps.maxDecodedBytes,
+      maxDecodedBytes: decodedCaps.get(integration.unique_key) ?? deps.maxDecodedBytes,
       paginate,
       refreshOn401,
       mayReplay: paginate !== undefined || refreshOn401 || (control.retries > 0 && isIdempotent(input.method)),

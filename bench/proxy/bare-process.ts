@@ -1,0 +1,53 @@
+/*
+ * The bare forwarder (bare.ts) in a process of its own (bare-server.ts): the reference every
+ * proxy figure is read against, alone in its process as Portico's standalone server is.
+ */
+import { spawn } from 'node:child_process';
+import { processCpuMicros } from './proc-cpu.js';
+
+export interface BareProcess {
+  port: number;
+  pid: number;
+  /** CPU microseconds the process has used so far (Linux /proc; undefined elsewhere). */
+  cpuMicros(): number | undefined;
+  stop(): void;
+}
+
+export interface BareLaunch {
+  /** A command the forwarder runs under, with its arguments (`valgrind …`). */
+  wrap?: string[];
+  env?: Record<string, string>;
+  /** Longest wait for it to listen; default 30 s. */
+  startMs?: number;
+}
+
+export async function startBareProcess(upstreamPort: number, launch: BareLaunch = {}): Promise<BareProcess> {
+  const [command, ...wrapArgs] = launch.wrap ?? [];
+  const entry = new URL('./bare-server.js', import.meta.url).pathname;
+  const child = spawn(
+    command ?? process.execPath,
+    command ? [...wrapArgs, process.execPath, entry, String(upstreamPort)] : [entry, String(upstreamPort)],
+    { stdio: ['ignore', 'pipe', 'ignore'], ...(launch.env ? { env: launch.env } : {}) },
+  );
+  const stop = () => child.kill();
+  process.once('exit', stop);
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const startMs = launch.startMs ?? 30_000;
+    const timer = setTimeout(
+      () => reject(new Error(`the bare forwarder did not start in ${startMs / 1000} s`)),
+      startMs,
+    );
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /interface 127\.0\.0\.1:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the bare forwarder exited (${code})`)));
+  });
+  child.stdout.resume();
+  return { port, pid: child.pid as number, cpuMicros: () => processCpuMicros(child.pid), stop };
+}
