@@ -76,7 +76,7 @@ export function targets(ports: Ports, replica: number): Target[] {
       port: ports.bare,
       prefix: '',
       headers: {},
-      process: 'proxies',
+      process: 'bare',
       replica,
     },
     // The reference is sent only the path; Portico's calls also carry the headers the gateway
