@@ -1,6 +1,8 @@
 /*
  * `npm run bench`: one upstream, measured directly, through a bare Koa + http-proxy forwarder
- * and through Portico (API key, OAuth2, APP), then one very large body through Portico each way
+ * (alone in its process) and through Portico (API key, OAuth2, APP; in process, and as the
+ * standalone server), every measured process in `--processes` sets measured one after another,
+ * then one very large body through Portico each way
  * while the gateway's RSS is sampled. Everything runs on 127.0.0.1 and stops by itself.
  *
  *   --duration <s>       measured seconds per target and process (default 4)
@@ -361,52 +363,42 @@ async function main() {
       : 'Not pinned: the scheduler places every process (CPU per call then moves with where each process lands).',
   );
   const upstream = await startUpstream();
-  const replicas: Replica[] = [];
+  const running = new Set<Replica>();
+  const stopSet = (replica: Replica) => {
+    replica.bare.stop();
+    replica.proxies.child.kill();
+    replica.standalone?.stop();
+    replica.metrics?.stop();
+    running.delete(replica);
+  };
+  const startSet = async (): Promise<Replica> => {
+    const bare = proxyCpu(await startBareProcess(upstream.port));
+    const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
+    proxyCpu(proxies.child);
+    const standalone =
+      options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
+    proxyCpu(standalone);
+    // The same server with metrics on (its own store): the metrics' cost in the default configuration.
+    const metrics =
+      options.standaloneStore === null
+        ? undefined
+        : await startStandalone(upstream.port, options.standaloneStore, {
+            SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
+          });
+    proxyCpu(metrics);
+    const replica = { bare, proxies, standalone, metrics };
+    running.add(replica);
+    return replica;
+  };
   const stop = () => {
     upstream.server.close();
     upstream.server.closeAllConnections();
-    for (const replica of replicas) {
-      replica.bare.stop();
-      replica.proxies.child.kill();
-      replica.standalone?.stop();
-      replica.metrics?.stop();
-    }
+    for (const replica of running) stopSet(replica);
   };
-  try {
-    for (let r = 0; r < options.processes; r++) {
-      const bare = proxyCpu(await startBareProcess(upstream.port));
-      const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
-      proxyCpu(proxies.child);
-      const standalone =
-        options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);
-      proxyCpu(standalone);
-      // The same server with metrics on (its own store): the metrics' cost in the default configuration.
-      const metrics =
-        options.standaloneStore === null
-          ? undefined
-          : await startStandalone(upstream.port, options.standaloneStore, {
-              SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
-            });
-      proxyCpu(metrics);
-      replicas.push({ bare, proxies, standalone, metrics });
-    }
-    const list = replicas.flatMap((replica, r) =>
-      targets(
-        {
-          upstream: upstream.port,
-          bare: replica.bare.port,
-          portico: replica.proxies.ready.porticoPort as number,
-          logged: replica.proxies.ready.loggedPort as number,
-          standalone: replica.standalone?.port,
-          metrics: replica.metrics?.port,
-        },
-        r,
-      ),
-    );
-    const measured: Row[] = [];
-    const noGc = { minor: 0, major: 0, ms: 0 };
-    const cpu: CpuClock = async (target) => {
-      const replica = replicas[target.replica] as Replica;
+  const noGc = { minor: 0, major: 0, ms: 0 };
+  const cpuOf =
+    (replica: Replica): CpuClock =>
+    async (target) => {
       if (target.process === 'proxies') return ask<Usage>(replica.proxies.child, 'cpu', 'cpu');
       const server =
         target.process === 'bare'
@@ -416,21 +408,34 @@ async function main() {
             : replica.metrics;
       return { micros: server?.cpuMicros() ?? Number.NaN, gc: noGc };
     };
-    // One set of processes at a time, its targets taking turns: a process left idle for longer than
-    // about eight seconds has its heap shrunk by V8's memory reducer, and its next seconds cost more
-    // (measured: the standalone server at 1.3–1.4 × its CPU per call with all three sets in one
-    // rotation, 10.75 s between its turns; back to 1.0 with --no-memory-reducer). Within a set the
-    // rotation is as short as with one process of each kind.
-    for (const size of options.sizes) {
-      for (let r = 0; r < replicas.length; r++) {
-        measured.push(
-          ...(await measure(
-            options,
-            list.filter((t) => t.replica === r),
-            size,
-            cpu,
-          )),
+  try {
+    const measured: Row[] = [];
+    // One set of processes at a time, started just before its turn and stopped after it, its
+    // targets taking turns: a process left idle runs slower afterwards. Measured: the standalone
+    // server at 1.3–1.4 × its CPU per call with all three sets in one rotation (10.75 s between
+    // its turns; 1.0 with --no-memory-reducer: V8 shrinks the heap of a process idle for about
+    // eight seconds), and Portico's rows at 0.5–0.85 × in the sets that had waited 75 and 150 s
+    // for their turn, against 1.0 in the first. Within a set the rotation is as short as with one
+    // process of each kind.
+    let list: Target[] = [];
+    for (let r = 0; r < options.processes; r++) {
+      const replica = await startSet();
+      try {
+        const set = targets(
+          {
+            upstream: upstream.port,
+            bare: replica.bare.port,
+            portico: replica.proxies.ready.porticoPort as number,
+            logged: replica.proxies.ready.loggedPort as number,
+            standalone: replica.standalone?.port,
+            metrics: replica.metrics?.port,
+          },
+          r,
         );
+        if (r === 0) list = set;
+        for (const size of options.sizes) measured.push(...(await measure(options, set, size, cpuOf(replica))));
+      } finally {
+        if (options.large === 0 || r > 0) stopSet(replica);
       }
     }
     const rows = combine(measured);
@@ -456,7 +461,7 @@ async function main() {
         ['upload', upload],
         ['download', download],
       ] as const) {
-        const { proxies } = replicas[0] as Replica;
+        const { proxies } = [...running][0] as Replica;
         await ask(proxies.child, 'rss-start', 'rss-started');
         const result = await transfer(apiKey, options.large);
         const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');
