@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@keyv/redis';
 import type { Test } from 'tap';
+import { createRedisStorage } from '../../adapters/storage/index.js';
 import { answers, requireService } from './service.js';
 
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,4 +27,22 @@ export async function removeRedisKeys(prefix: string, url = redisUrl) {
   } finally {
     await client.close();
   }
+}
+
+/**
+ * A Redis storage under a key prefix of its own, closed and its keys removed when `t` ends;
+ * undefined when the test is skipped for want of Redis (`requireRedis`).
+ */
+export async function redisStorageFor(
+  t: Test,
+  label: string,
+): Promise<ReturnType<typeof createRedisStorage> | undefined> {
+  if (!(await requireRedis(t))) return undefined;
+  const prefix = uniquePrefix(label);
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  t.teardown(async () => {
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  return storage;
 }

@@ -1,16 +1,10 @@
 import t from 'tap';
-import { createRedisStorage } from '../../adapters/storage/index.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisStorageFor } from '../helpers/redis.js';
 
 // addMany is one script call for every list it touches: lists of any length, several at once.
 t.test('Redis: addMany writes several lists in one call, long ones too, in order', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('redis-index');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  t.teardown(async () => {
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const storage = await redisStorageFor(t, 'redis-index');
+  if (!storage) return;
   const index = storage.index('things');
   const base = 1_764_000_000_000_000; // microseconds since the epoch, as createOrderClock gives
   const long = Array.from({ length: 1_100 }, (_, i) => ({ list: 'all', id: `id-${i}`, order: base + i }));

@@ -1,9 +1,8 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { createRedisStorage } from '../../adapters/storage/index.js';
 import { createCollection, type Storage, type ValueView } from '../../lib/storage/index.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisStorageFor } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 
 setFlagsFromString('--expose-gc');
@@ -16,13 +15,8 @@ const items = (storage: Storage) => createCollection<Item>(storage, 'items', { l
 const oldSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
 
 t.test('pages read on the worker are not kept into the old generation by the reads that asked for them', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('redis-pages-heap');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  t.teardown(async () => {
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const storage = await redisStorageFor(t, 'redis-pages-heap');
+  if (!storage) return;
   // 50 values of about 650 bytes: a page of 32 KB of text, as 100 listed connections are.
   for (let i = 0; i < 50; i++)
     await items(storage).put('env', `i${i}`, { id: `i${i}`, note: 'n'.repeat(600) }, undefined);

@@ -2,7 +2,7 @@ import { createClient } from '@keyv/redis';
 import t from 'tap';
 import { createRedisStorage } from '../../adapters/storage/index.js';
 import { createCollection, type IndexPosition, type Storage, type ValueView } from '../../lib/storage/index.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisStorageFor, redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 
 const views = new URL('./fixtures/page-views.ts', import.meta.url).href;
@@ -122,13 +122,8 @@ function strip(pages: { json: string; count: number; next: IndexPosition | null 
 }
 
 t.test('a worker that crashes is started again at the next read', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('redis-pages-crash');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  t.teardown(async () => {
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const storage = await redisStorageFor(t, 'redis-pages-crash');
+  if (!storage) return;
   await items(storage).put('env', 'x', { id: 'x', owner: 'a' }, undefined);
   await onWorker(storage);
   // Until the worker has loaded `exits`, it runs in process and shows the id.
