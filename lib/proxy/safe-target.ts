@@ -9,25 +9,36 @@ import { fail } from '../errors.js';
 const unsafe = (message: string): never => fail('unsafe_proxy_target', message);
 
 /*
- * Each check first asks one regular expression whether anything is wrong, and walks the
- * characters only to say what, when something is. A walk over `charCodeAt` on every call ran as
- * generic property loads (the path is a slice of the URL; callgrind, bench/README.md, session 11).
+ * What may not appear is said once, as a regular expression; `search` finds the first such
+ * character, and only then is it named. A walk over `charCodeAt` on every call ran as generic
+ * property loads (the path is a slice of the URL; callgrind, bench/README.md, session 11).
  */
-const rawSuspect = /[^\x21-\x7e]|[\\#@]/;
+/** Raw in a path: anything outside visible ASCII, `\`, `#`, `@`. */
+const rawForbidden = /[^\x21-\x7e]|[\\#@]/;
+/** Raw in a query: the same but `@`, which values may hold. */
+const queryForbidden = /[^\x21-\x7e]|[\\#]/;
+/** In a decoded path: control characters and `\`. */
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const decodedSuspect = /[\x00-\x1f\x7f\\]/;
+const decodedForbidden = /[\x00-\x1f\x7f\\]/;
+
+/** The first character of `text` that `forbidden` matches, or undefined. */
+function firstForbidden(text: string, forbidden: RegExp): number | undefined {
+  const at = text.search(forbidden);
+  return at === -1 ? undefined : text.charCodeAt(at);
+}
+
+/** What is wrong with a character `rawForbidden` or `queryForbidden` matched. */
+function rawCharProblem(c: number): string {
+  if (c === 0x5c) return 'backslashes are not allowed';
+  if (c === 0x23) return '"#" is not allowed';
+  if (c === 0x40) return 'a raw "@" is not allowed (send %40)';
+  return 'control, space or non-ASCII characters must be percent-encoded';
+}
 
 /** A character that may not appear raw in the path: outside visible ASCII, or `\`, `#`, `@`. */
 function rawPathProblem(path: string): string | undefined {
-  if (rawSuspect.test(path)) {
-    for (let i = 0; i < path.length; i++) {
-      const c = path.charCodeAt(i);
-      if (c <= 0x20 || c >= 0x7f) return 'control, space or non-ASCII characters must be percent-encoded';
-      if (c === 0x5c) return 'backslashes are not allowed';
-      if (c === 0x23) return '"#" is not allowed';
-      if (c === 0x40) return 'a raw "@" is not allowed (send %40)';
-    }
-  }
+  const c = firstForbidden(path, rawForbidden);
+  if (c !== undefined) return rawCharProblem(c);
   // `scheme:/` would be an absolute URL, and http-proxy rewrites `http:/` inside paths.
   if (path.includes(':/')) return '":/" is not allowed';
   return undefined;
@@ -37,13 +48,8 @@ const scheme = /^\/[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** Checks one decoded form of the path for what moves a request: dot segments, `//`, `\`, controls. */
 function decodedPathProblem(path: string): string | undefined {
-  if (decodedSuspect.test(path)) {
-    for (let i = 0; i < path.length; i++) {
-      const c = path.charCodeAt(i);
-      if (c < 0x20 || c === 0x7f) return 'control characters are not allowed';
-      if (c === 0x5c) return 'backslashes are not allowed';
-    }
-  }
+  const c = firstForbidden(path, decodedForbidden);
+  if (c !== undefined) return c === 0x5c ? 'backslashes are not allowed' : 'control characters are not allowed';
   if (scheme.test(path)) return 'absolute URLs are not allowed';
   // Segment by segment, without allocating: "." and ".." anywhere, and no empty segment but the last.
   let start = 1;
@@ -92,7 +98,6 @@ export function checkProviderPath(path: string): string {
   return path;
 }
 
-const querySuspect = /[^\x21-\x7e]|[\\#]/;
 const encodedControl = /%(?:[01][0-9A-Fa-f]|7[Ff])/;
 
 /**
@@ -100,15 +105,8 @@ const encodedControl = /%(?:[01][0-9A-Fa-f]|7[Ff])/;
  * takes (URLs, `@`, dots); only what could split or redirect the request line is refused.
  */
 export function checkProviderQuery(query: string): string {
-  if (querySuspect.test(query)) {
-    for (let i = 0; i < query.length; i++) {
-      const c = query.charCodeAt(i);
-      if (c <= 0x20 || c >= 0x7f)
-        unsafe('Unsafe query string: control, space or non-ASCII characters must be percent-encoded.');
-      if (c === 0x5c) unsafe('Unsafe query string: backslashes are not allowed.');
-      if (c === 0x23) unsafe('Unsafe query string: "#" is not allowed.');
-    }
-  }
+  const c = firstForbidden(query, queryForbidden);
+  if (c !== undefined) unsafe(`Unsafe query string: ${rawCharProblem(c)}.`);
   if (encodedControl.test(query)) unsafe('Unsafe query string: percent-encoded control characters are not allowed.');
   return query;
 }
