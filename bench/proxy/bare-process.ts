@@ -3,6 +3,7 @@
  * proxy figure is read against, alone in its process as Portico's standalone server is.
  */
 import { spawn } from 'node:child_process';
+import { portWhenListening } from './listening.js';
 import { processCpuMicros } from './proc-cpu.js';
 
 export interface BareProcess {
@@ -31,23 +32,6 @@ export async function startBareProcess(upstreamPort: number, launch: BareLaunch 
   );
   const stop = () => child.kill();
   process.once('exit', stop);
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = '';
-    const startMs = launch.startMs ?? 30_000;
-    const timer = setTimeout(
-      () => reject(new Error(`the bare forwarder did not start in ${startMs / 1000} s`)),
-      startMs,
-    );
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /interface 127\.0\.0\.1:(\d+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the bare forwarder exited (${code})`)));
-  });
-  child.stdout.resume();
+  const port = await portWhenListening(child, 'the bare forwarder', launch.startMs ?? 30_000);
   return { port, pid: child.pid as number, cpuMicros: () => processCpuMicros(child.pid), stop };
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { portWhenListening } from './listening.js';
 import { processCpuMicros } from './proc-cpu.js';
 import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
@@ -65,24 +66,7 @@ export async function startStandalone(
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = '';
-    const startMs = launch.startMs ?? 30_000;
-    const timer = setTimeout(
-      () => reject(new Error(`the standalone server did not start in ${startMs / 1000} s: ${seen}`)),
-      startMs,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on http:\/\/[^ ]+ \(interface 127\.0\.0\.1:(\d+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the standalone server exited (${code}): ${seen}`)));
-  });
-  child.stdout?.resume();
+  const port = await portWhenListening(child, 'the standalone server', launch.startMs ?? 30_000);
   const api = async (path: string, body: unknown) => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method: 'POST',
