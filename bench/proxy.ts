@@ -400,12 +400,8 @@ async function main() {
     (replica: Replica): CpuClock =>
     async (target) => {
       if (target.process === 'proxies') return ask<Usage>(replica.proxies.child, 'cpu', 'cpu');
-      const server =
-        target.process === 'bare'
-          ? replica.bare
-          : target.process === 'standalone'
-            ? replica.standalone
-            : replica.metrics;
+      // The direct calls touch no proxy process.
+      const server = target.process === 'none' ? undefined : replica[target.process];
       return { micros: server?.cpuMicros() ?? Number.NaN, gc: noGc };
     };
   try {
@@ -456,7 +452,7 @@ async function main() {
       }
     }
     if (options.large > 0) {
-      const apiKey = list.find((t) => t.name === 'portico-silent-api-key' && t.replica === 0) as Target;
+      const apiKey = list.find((t) => t.name === 'portico-silent-api-key') as Target;
       for (const [direction, transfer] of [
         ['upload', upload],
         ['download', download],
