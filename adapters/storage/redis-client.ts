@@ -14,17 +14,43 @@ export interface RedisClientOptions {
 }
 
 /**
+ * Bounds the offline queue's wait only while there is one. node-redis's own command timeout arms
+ * an `AbortSignal.timeout` for every command, connected or not (6–9 µs each on Node 20, and 1–5 µs
+ * more when its timer fires a second later on Node 22 and 24: bench/README.md, session 12), and
+ * disarms it once the command is written, which on a ready connection is the same turn. Here the
+ * bound is set when the connection goes (an error, an end, a reconnect attempt) and before the
+ * first one is up: the commands already waiting get `waitMs` from then, and so does every command
+ * queued until the connection is ready again. A written command is bounded as before, by the
+ * gateway's store deadline (lib/storage/guard.ts).
+ */
+function boundOfflineQueue(client: RedisClient, waitMs: number): void {
+  // node-redis's hook for a server's maintenance notices (marked internal): from the call on,
+  // every command waiting to be written, and every one queued after, fails once it has waited
+  // `relaxedCommandTimeout` ms; without it, new commands wait unbounded again.
+  const away = () => client._maintenanceUpdate({ relaxedCommandTimeout: waitMs });
+  away();
+  client.on('error', away);
+  client.on('end', away);
+  client.on('reconnecting', away);
+  client.on('ready', () => client._maintenanceUpdate({}));
+}
+
+/**
  * A node-redis client as the storage uses one (docs: "When the store fails"): it reconnects by
  * itself, and its offline queue is bounded in length and in time, so a command fails rather than
  * waits for a Redis that is away. The storage's client and its page reader's are made here.
  */
 export function createRedisClient(options: RedisClientOptions): RedisClient {
-  const client: RedisClient = createClient({
+  const waitMs = options.commandTimeoutMs ?? 1_000;
+  const settings = {
     url: options.url,
     socket: { reconnectStrategy: defaultReconnectStrategy },
-    commandOptions: { timeout: options.commandTimeoutMs ?? 1_000 },
     commandsQueueMaxLength: options.maxQueuedCommands ?? 100_000,
-  });
+  };
+  let client: RedisClient = createClient(settings);
+  if (typeof client._maintenanceUpdate === 'function') boundOfflineQueue(client, waitMs);
+  // A node-redis without the hook: its own timeout on every command, as before.
+  else client = createClient({ ...settings, commandOptions: { timeout: waitMs } });
   // Without an 'error' listener an EventEmitter throws, which would crash the process on a blip.
   client.on('error', options.onError);
   return client;
