@@ -6,7 +6,7 @@ import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helper
 import { waitFor } from '../helpers/wait.js';
 import { browse as browseFresh, formStateOf, resultOf } from '../oauth/fixtures/browser.js';
 import { startConnectGateway, testProvider } from '../oauth/fixtures/gateway.js';
-import { startTcpCutter } from './tcp-cutter.js';
+import { startTcpCutterFor } from './tcp-cutter.js';
 
 /** The gateway's answers must come well within 2 s; the slack is for a loaded test machine. */
 const answerBound = 3_000;
@@ -19,8 +19,7 @@ t.test(
   'connecting an end user with the store cut: 503 store_unavailable fast, nothing half created, the flow finishes after',
   async (t) => {
     if (!(await requireRedis(t))) return;
-    const { hostname, port } = new URL(redisUrl);
-    const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
+    const cutter = await startTcpCutterFor(redisUrl);
     const prefix = uniquePrefix('faults-connect');
     const storage = createRedisStorage({ url: cutter.url, prefix });
     t.teardown(async () => {

@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/wait.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { receiver } from '../webhooks/helpers.js';
-import { startTcpCutter } from './tcp-cutter.js';
+import { startTcpCutterFor } from './tcp-cutter.js';
 
 /** The gateway's answers must come well within 2 s; the slack is for a loaded test machine. */
 const answerBound = 3_000;
@@ -23,8 +23,7 @@ t.test(
   'Redis cut: API routes answer 503 store_unavailable fast, warm proxy calls keep working, all resumes on restore',
   async (t) => {
     if (!(await requireRedis(t))) return;
-    const { hostname, port } = new URL(redisUrl);
-    const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
+    const cutter = await startTcpCutterFor(redisUrl);
     const prefix = uniquePrefix('faults-redis');
     const storage = createRedisStorage({ url: cutter.url, prefix });
     // Teardowns run last registered first: this one after the gateway's, which talks to Redis through the cutter.
@@ -163,8 +162,7 @@ t.test(
 // with an error BullMQ does not retry (bullmq-connections.ts, QueueClosedError).
 t.test('an application embedding a gateway on Redis exits by itself after closing it during an outage', async (t) => {
   if (!(await requireRedis(t))) return;
-  const { hostname, port } = new URL(redisUrl);
-  const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
+  const cutter = await startTcpCutterFor(redisUrl);
   const prefix = uniquePrefix('faults-embedded');
   // The receiver answers only after the cut, so the delivery job's bookkeeping fails during the
   // outage: the job that made close() spin.

@@ -4,7 +4,7 @@ import { createCollection, type Storage, type ValueView } from '../../lib/storag
 import { startGateway } from '../helpers/gateway.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
-import { startTcpCutter } from './tcp-cutter.js';
+import { startTcpCutterFor } from './tcp-cutter.js';
 
 /**
  * Redis's page reader (adapters/storage/redis-reader/) while Redis goes away or stops answering:
@@ -58,8 +58,7 @@ function failsInTime(t: Test, what: string, outcome: { error?: Error; ms: number
 
 /** A Redis storage whose connections (its page reader's included) pass through a cutter; all removed at the end. */
 async function redisBehindCutter(t: Test, name: string) {
-  const { hostname, port } = new URL(redisUrl);
-  const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
+  const cutter = await startTcpCutterFor(redisUrl);
   const prefix = uniquePrefix(name);
   const storage = createRedisStorage({ url: cutter.through(redisUrl), prefix });
   t.teardown(async () => {

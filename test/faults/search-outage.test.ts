@@ -5,7 +5,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { postgresSchema, postgresUrl, requirePostgres } from '../helpers/postgres.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
-import { startTcpCutter } from './tcp-cutter.js';
+import { startTcpCutterFor } from './tcp-cutter.js';
 
 /**
  * Search (lib/connections/listing.ts over the keyed search list) while the store goes away, stops
@@ -124,11 +124,7 @@ async function walk(
 for (const store of stores) {
   t.test(`${store.name}: search while the store is cut, hangs or is slow`, async (t) => {
     if (!(await store.require(t))) return;
-    const { hostname, port } = new URL(store.url);
-    const cutter = await startTcpCutter({
-      host: hostname,
-      port: Number(port || (store.name === 'Redis' ? 6379 : 5432)),
-    });
+    const cutter = await startTcpCutterFor(store.url);
     const storage = store.open(t, cutter.through);
     // Teardowns run last registered first: these after the gateway's, which talks through the cutter.
     t.teardown(async () => {

@@ -87,3 +87,12 @@ export async function startTcpCutter(target: { host: string; port: number }) {
       }),
   };
 }
+
+/** The service's default port when its URL names none. */
+const defaultPorts: Record<string, number> = { 'redis:': 6379, 'postgres:': 5432, 'postgresql:': 5432 };
+
+/** A cutter in front of the service at `url` (a Redis or PostgreSQL URL). */
+export function startTcpCutterFor(url: string) {
+  const { protocol, hostname, port } = new URL(url);
+  return startTcpCutter({ host: hostname, port: Number(port || defaultPorts[protocol]) });
+}

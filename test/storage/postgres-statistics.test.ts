@@ -6,7 +6,7 @@ import { pageSql } from '../../adapters/storage/postgres/ordered-index.js';
 import { createDb } from '../../adapters/storage/postgres/pool.js';
 import { tableNames } from '../../adapters/storage/postgres/schema.js';
 import { createStatisticsUpkeep, needsAnalyze } from '../../adapters/storage/postgres/statistics.js';
-import { startTcpCutter } from '../faults/tcp-cutter.js';
+import { startTcpCutterFor } from '../faults/tcp-cutter.js';
 import { postgresSchema, postgresUrl, requirePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Tap } from './contract.js';
@@ -203,8 +203,7 @@ if (await requirePostgres(t)) {
     const { url, schema } = postgresSchema(t, 'stats_gone');
     const raw = await rawClient(t, schema);
     await prepareChanged(raw, schema);
-    const target = new URL(postgresUrl);
-    const cutter = await startTcpCutter({ host: target.hostname, port: Number(target.port || 5432) });
+    const cutter = await startTcpCutterFor(postgresUrl);
     t.teardown(() => cutter.close());
     const errors: unknown[] = [];
     const { upkeep } = upkeepOn(t, cutter.through(url), { analyzeTimeoutMs: 500 }, errors, { connectTimeoutMs: 500 });

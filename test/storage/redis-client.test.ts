@@ -1,6 +1,6 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createRedisClient } from '../../adapters/storage/redis-client.js';
-import { startTcpCutter } from '../faults/tcp-cutter.js';
+import { startTcpCutterFor } from '../faults/tcp-cutter.js';
 import { redisUrl, requireRedis } from '../helpers/redis.js';
 
 /** How long a command may wait to be sent here: short, so the tests are quick. */
@@ -18,7 +18,7 @@ const settled = async (work: Promise<unknown>) => {
 };
 
 /** The client's timers for commands waiting to be sent: node-redis arms one `AbortSignal.timeout` per such command. */
-function countWaitTimers(t: Tap.Test): () => number {
+function countWaitTimers(t: Test): () => number {
   const original = AbortSignal.timeout;
   let armed = 0;
   AbortSignal.timeout = (ms: number) => {
@@ -35,8 +35,7 @@ t.test(
   'Redis client: the offline queue is bounded while Redis is away, and costs nothing while it is up',
   async (t) => {
     if (!(await requireRedis(t))) return;
-    const { hostname, port } = new URL(redisUrl);
-    const cutter = await startTcpCutter({ host: hostname, port: Number(port || 6379) });
+    const cutter = await startTcpCutterFor(redisUrl);
     t.teardown(() => cutter.close());
     const client = createRedisClient({ url: cutter.through(redisUrl), commandTimeoutMs: waitMs, onError: () => {} });
     t.teardown(() => client.destroy());
