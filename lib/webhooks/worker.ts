@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from '../http/logger.js';
 import type { WebhookPoster } from './attempt.js';
 import { attemptEnded, attemptStarted } from './diagnostics.js';
@@ -18,6 +19,26 @@ const describe = (result: AttemptResult): string | null => {
       return result.status >= 200 && result.status < 300 ? null : `HTTP ${result.status}`;
   }
 };
+
+/** How long the record of an attempt that was made is retried before the job goes back to the queue (which sends again). */
+const recordWithinMs = 30_000;
+
+/**
+ * Writes the record of an attempt that was made, retrying while the store is away (a store that
+ * has just come back may refuse the first writes): throwing here would send the webhook again.
+ * Past `recordWithinMs`, or when the queue stops the job, the error goes to the queue as before.
+ */
+async function recordAttempt(write: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  const until = Date.now() + recordWithinMs;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (signal.aborted || Date.now() + wait > until) throw error;
+      await pause(wait, undefined, { signal }).catch(() => undefined);
+    }
+  }
+}
 
 /**
  * The queue's handler: signs the body with the environment's current key (so a rotation applies to
@@ -61,13 +82,15 @@ export function createDeliveryHandler(deps: {
       error: describe(attempted.result),
       retry_in_ms: verdict.kind === 'retry' ? verdict.delayMs : null,
     };
-    await log.update(job.environment, job.seq, (r) => ({
-      ...r,
-      state: verdict.kind === 'delivered' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'pending',
-      reason: verdict.kind === 'failed' ? verdict.reason : null,
-      attempts: [...r.attempts.filter((a) => a.attempt !== number), record],
-      updated_at: new Date().toISOString(),
-    }));
+    const recorded = () =>
+      log.update(job.environment, job.seq, (r) => ({
+        ...r,
+        state: verdict.kind === 'delivered' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'pending',
+        reason: verdict.kind === 'failed' ? verdict.reason : null,
+        attempts: [...r.attempts.filter((a) => a.attempt !== number), record],
+        updated_at: new Date().toISOString(),
+      }));
+    await recordAttempt(recorded, signal);
     if (verdict.kind !== 'delivered') {
       logger.warn('webhook attempt failed', {
         delivery_id: job.delivery_id,
