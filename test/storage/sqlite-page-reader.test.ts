@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import t from 'tap';
@@ -9,6 +10,7 @@ import { createCollection, type ValueView } from '../../lib/storage/index.js';
 const views = new URL('./fixtures/page-views.ts', import.meta.url).href;
 const onThread: ValueView = { module: views, name: 'onThread' };
 const stuck: ValueView = { module: views, name: 'stuck' };
+const niceness: ValueView = { module: views, name: 'niceness' };
 
 type Item = { id: string; order?: number; hold_ms?: number };
 
@@ -86,6 +88,26 @@ t.test('pages are read on a worker thread, the same pages as read in process', a
     );
   }
 });
+
+t.test(
+  'the worker gives way to the gateway: its thread runs 10 nicer, the gateway thread as before',
+  { skip: process.platform !== 'linux' && 'a thread has a nice value of its own on Linux only' },
+  async (t) => {
+    const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db') });
+    t.teardown(() => storage.close());
+    const items = createCollection<Item>(storage, 'items');
+    await items.put('env', 'n', { id: 'n' }, undefined);
+    const before = getPriority(0);
+    type Shown = { thread: number; nice: number };
+    let row: Shown | undefined;
+    await until(async () => {
+      [row] = JSON.parse((await items.pageText('env', 'all', niceness, { limit: 1 })).json) as Shown[];
+      return row !== undefined && row.thread !== 0;
+    });
+    t.equal(row?.nice, Math.min(19, before + 10), 'the page was built on a thread 10 nicer than the gateway');
+    t.equal(getPriority(0), before, "the gateway's own thread keeps its priority");
+  },
+);
 
 t.test('a page written and committed is read by the worker at once', async (t) => {
   const storage = createSqliteStorage({ path: join(t.testdir(), 'portico.db') });
