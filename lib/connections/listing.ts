@@ -11,8 +11,8 @@ export interface ConnectionFilter {
 }
 
 export interface ConnectionPage {
-  /** The page's connections as the API lists them (nothing sealed), a JSON array. */
-  data: string;
+  /** The page's connections as the API lists them (nothing sealed), a JSON array in UTF-8. */
+  data: Buffer;
   /** Where the next page starts; null when the list has no more. */
   next: IndexPosition | null;
 }
@@ -89,7 +89,7 @@ export async function listConnections(
           after,
           until,
         );
-  return { data: JSON.stringify(records.map(listedConnection)), next, stale };
+  return { data: Buffer.from(JSON.stringify(records.map(listedConnection))), next, stale };
 }
 
 function listOf(filter: ConnectionFilter): string {

@@ -10,6 +10,9 @@ import { importConnectionSchema, listConnectionsQuery, metadataSchema, patchConn
 import type { ConnectionInput, ConnectionService } from './service.js';
 import { decodePositionCursor, encodePositionCursor } from '../http/position-cursor.js';
 
+/** How a list answer begins; the page's bytes follow. */
+const dataOpen = Buffer.from('{"data":');
+
 /** The integration a single-connection route targets: `?provider_config_key=` or the header. */
 function providerConfigKeyOf(ctx: Context): string {
   const value =
@@ -78,10 +81,10 @@ export function createConnectionRoutes(connections: ConnectionService, verify?: 
       const query = parseOrFail(listConnectionsQuery, ctx.query, 'invalid_request');
       const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, 'connections');
       const page = await connections.list(ctx.state.environment.name, query, { limit: query.limit, after });
-      // The page comes as JSON text (read off the gateway's thread where the store can): embedded, not parsed again.
+      // The page comes as JSON bytes (read off the gateway's thread where the store can): embedded, not parsed again.
       const next = page.next ? encodePositionCursor(page.next, 'connections') : null;
       ctx.type = 'application/json';
-      ctx.body = `{"data":${page.data},"next_cursor":${JSON.stringify(next)}}`;
+      ctx.body = Buffer.concat([dataOpen, page.data, Buffer.from(`,"next_cursor":${JSON.stringify(next)}}`)]);
     },
   );
 

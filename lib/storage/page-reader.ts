@@ -24,11 +24,26 @@ export interface PageRequest {
   view: ValueView;
 }
 
-/** A page as the answer's JSON: the viewed values, a JSON array, and where the next page starts. */
+/**
+ * A page as the answer's JSON: the viewed values as a JSON array in UTF-8, and where the next
+ * page starts. Bytes, not a string: a page read on a worker thread comes back as its buffer,
+ * moved rather than copied, and goes into the answer as it is. As text it was copied into the
+ * gateway thread's heap (32 KB for 100 connections), copied again to join the answer and encoded
+ * once more on the way out, on the thread that also answers proxied calls. `json` owns its memory
+ * (never a slice of Node's shared pool), so it can be moved to another thread.
+ */
 export interface PageText {
-  json: string;
+  json: Buffer;
   count: number;
   next: IndexPosition | null;
+}
+
+const encoder = new TextEncoder();
+
+/** The text's UTF-8 bytes in memory of their own (`Buffer.from` may slice its shared pool, which cannot be moved). */
+function ownBytes(text: string): Buffer {
+  const bytes = encoder.encode(text);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -77,7 +92,7 @@ export function loadView(view: ValueView): Promise<View> {
 export async function collectPage(source: PageSource, request: PageRequest): Promise<PageText> {
   const view = await loadView(request.view);
   const parts: string[] = [];
-  const text = () => `[${parts.join(',')}]`;
+  const text = () => ownBytes(`[${parts.join(',')}]`);
   let cursor = request.after;
   for (;;) {
     const want = request.limit - parts.length;

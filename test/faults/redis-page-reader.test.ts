@@ -40,7 +40,7 @@ const page = (storage: Storage) =>
 const fromWorker = (storage: Storage) =>
   waitFor(
     async () => {
-      const rows = JSON.parse((await page(storage).catch(() => ({ json: '[]' }))).json) as {
+      const rows = JSON.parse((await page(storage).catch(() => ({ json: '[]' }))).json.toString()) as {
         id: string;
         thread: number;
       }[];

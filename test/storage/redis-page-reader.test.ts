@@ -20,7 +20,7 @@ const onWorker = (storage: Storage) =>
   waitFor(
     async () => {
       const page = await items(storage).pageText('env', 'all', onThread, { limit: 1 });
-      const [row] = JSON.parse(page.json) as { thread: number }[];
+      const [row] = JSON.parse(page.json.toString()) as { thread: number }[];
       return row !== undefined && row.thread !== 0;
     },
     'the page reader to take over',
@@ -32,8 +32,8 @@ async function walk(storage: Storage, list: string, reverse: boolean, after?: In
   const pages: { json: string; count: number; next: IndexPosition | null; threads: number[] }[] = [];
   for (;;) {
     const page = await items(storage).pageText('env', list, shown, { limit: 7, after, reverse });
-    const rows = JSON.parse(page.json) as { thread: number }[];
-    const json = page.json.replace(/,"thread":\d+/g, '');
+    const rows = JSON.parse(page.json.toString()) as { thread: number }[];
+    const json = page.json.toString().replace(/,"thread":\d+/g, '');
     pages.push({ json, count: page.count, next: page.next, threads: rows.map((r) => r.thread) });
     if (!page.next) return pages;
     after = page.next;
@@ -107,10 +107,10 @@ t.test('Redis pages read on the worker are the pages read in process', async (t)
     );
   }
   const all = onWorkerPages[0] ?? [];
-  const ids = all.flatMap((p) => (JSON.parse(p.json) as Item[]).map((row) => row.id));
+  const ids = all.flatMap((p) => (JSON.parse(p.json.toString()) as Item[]).map((row) => row.id));
   t.same(ids.length, 28, 'the missing and the expired values are skipped');
   t.notOk(ids.includes('i003') || ids.includes('i006'));
-  const rows = all.flatMap((p) => JSON.parse(p.json) as (Omit<Item, 'blob'> & { blob?: unknown })[]);
+  const rows = all.flatMap((p) => JSON.parse(p.json.toString()) as (Omit<Item, 'blob'> & { blob?: unknown })[]);
   t.equal(rows.find((r) => r.id === 'i004')?.note, ':note 4', 'a colon-led string as it was written');
   t.same(rows.find((r) => r.id === 'i008')?.blob, { type: 'Buffer', data: [...Buffer.from('bytes')] }, 'a Buffer');
   t.same(strip(fromMid), strip(await walk(here, 'all', true, mid)), 'from a cursor, reversed: the same pages');
@@ -141,7 +141,7 @@ t.test('a worker that crashes is started again at the next read', async (t) => {
   t.match(crashed, /worker exited \(3\)/, 'the read under way fails, saying why');
   const first = await items(storage).pageText('env', 'all', onThread, { limit: 1 });
   t.same(
-    (JSON.parse(first.json) as { thread: number }[]).map((r) => r.thread),
+    (JSON.parse(first.json.toString()) as { thread: number }[]).map((r) => r.thread),
     [0],
     'the next read is answered in process while a new worker starts',
   );

@@ -50,7 +50,7 @@ t.test('pages are read on a worker thread, the same pages as read in process', a
     let after;
     for (;;) {
       const page = await items.pageText('env', 'all', onThread, { limit: 10, after, reverse });
-      const rows = JSON.parse(page.json) as { id: string; thread: number }[];
+      const rows = JSON.parse(page.json.toString()) as { id: string; thread: number }[];
       t.equal(page.count, rows.length);
       pages.push({ ids: rows.map((r) => r.id), threads: rows.map((r) => r.thread) });
       if (!page.next) return pages;
@@ -60,7 +60,7 @@ t.test('pages are read on a worker thread, the same pages as read in process', a
   // Until its worker runs and has loaded the view, the reader reads in process.
   const offItems = createCollection<Item>(off, 'items');
   await until(async () => {
-    const [row] = JSON.parse((await offItems.pageText('env', 'all', onThread, { limit: 1 })).json) as {
+    const [row] = JSON.parse((await offItems.pageText('env', 'all', onThread, { limit: 1 })).json.toString()) as {
       thread: number;
     }[];
     return row !== undefined && row.thread !== 0;
@@ -101,7 +101,7 @@ t.test(
     type Shown = { thread: number; nice: number };
     let row: Shown | undefined;
     await until(async () => {
-      [row] = JSON.parse((await items.pageText('env', 'all', niceness, { limit: 1 })).json) as Shown[];
+      [row] = JSON.parse((await items.pageText('env', 'all', niceness, { limit: 1 })).json.toString()) as Shown[];
       return row !== undefined && row.thread !== 0;
     });
     t.equal(row?.nice, Math.min(19, before + 10), 'the page was built on a thread 10 nicer than the gateway');
@@ -115,12 +115,16 @@ t.test('a page written and committed is read by the worker at once', async (t) =
   const items = createCollection<Item>(storage, 'items');
   await items.put('env', 'w', { id: 'w' }, undefined);
   await until(async () => {
-    const [row] = JSON.parse((await items.pageText('env', 'all', onThread, { limit: 1 })).json) as { thread: number }[];
+    const [row] = JSON.parse((await items.pageText('env', 'all', onThread, { limit: 1 })).json.toString()) as {
+      thread: number;
+    }[];
     return row !== undefined && row.thread !== 0;
   });
   await items.delete('env', 'w', { id: 'w' });
   const ids = async () =>
-    (JSON.parse((await items.pageText('env', 'all', onThread, { limit: 100 })).json) as Item[]).map((r) => r.id);
+    (JSON.parse((await items.pageText('env', 'all', onThread, { limit: 100 })).json.toString()) as Item[]).map(
+      (r) => r.id,
+    );
   t.same(await ids(), []);
   await items.put('env', 'a', { id: 'a' }, undefined);
   t.same(await ids(), ['a'], 'the write is seen by the next page');

@@ -13,9 +13,12 @@ export interface LoadMessage {
   load: ValueView;
 }
 
+/** A page as it crosses: its bytes' buffer is moved with the message, and arrives as a plain `Uint8Array`. */
+export type PageOnWire = Omit<PageText, 'json'> & { json: Uint8Array };
+
 /** What the worker sends back: that it runs, that a view is loaded (`module#name`), a page or a read's failure. */
 export type ReplyMessage =
-  { ready: true } | { loaded: string } | { id: number; page: PageText } | { id: number; error: string };
+  { ready: true } | { loaded: string } | { id: number; page: PageOnWire } | { id: number; error: string };
 
 /** How the two sides name a view. */
 export const viewKey = (view: ValueView) => `${view.module}#${view.name}`;

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../../lib/worker-thread.js';
 import type { PageReader, PageRequest, PageText } from '../../../lib/storage/index.js';
-import { viewKey, type LoadMessage, type ReadMessage, type ReplyMessage } from './messages.js';
+import { viewKey, type LoadMessage, type PageOnWire, type ReadMessage, type ReplyMessage } from './messages.js';
 
 /** The longest wait for one page, unless a reader is given its own `deadlineMs`. */
 const defaultDeadlineMs = 1_500;
@@ -122,7 +122,7 @@ export function createWorkerPageReader(options: WorkerPageReaderOptions): Worker
       } else {
         const answer = settle(reply.id);
         if (!answer) return;
-        if ('page' in reply) answer.resolve(reply.page);
+        if ('page' in reply) answer.resolve(pageFromWire(reply.page));
         else answer.reject(new Error(`page reader: ${reply.error}`));
       }
     });
@@ -170,6 +170,11 @@ export function createWorkerPageReader(options: WorkerPageReaderOptions): Worker
       await stopping?.thread.terminate();
     },
   };
+}
+
+/** The page as its bytes arrived (a plain `Uint8Array`), with `json` a Buffer over the same memory. */
+function pageFromWire({ json, ...page }: PageOnWire): PageText {
+  return { ...page, json: Buffer.from(json.buffer, json.byteOffset, json.byteLength) };
 }
 
 /**

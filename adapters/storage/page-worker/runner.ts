@@ -63,7 +63,9 @@ export function runPageWorker(read: (request: PageRequest) => Promise<PageText>,
       );
       return;
     }
-    const reply = () => answer(message).then((r) => port.postMessage(r));
+    // A page's buffer is moved to the gateway's thread, not copied (PageText).
+    const reply = () =>
+      answer(message).then((r) => port.postMessage(r, 'page' in r ? [r.page.json.buffer as ArrayBuffer] : []));
     if (options.oneAtATime) queue = queue.then(reply);
     else void reply();
   });
