@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createCollection, type Storage, type ValueView } from '../../lib/storage/index.js';
 import { redisStorageFor } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
@@ -14,10 +14,13 @@ type Item = { id: string; order?: number; note: string };
 const items = (storage: Storage) => createCollection<Item>(storage, 'items', { lists: () => [] });
 const oldSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
 
-t.test('pages read on the worker are not kept into the old generation by the reads that asked for them', async (t) => {
-  const storage = await redisStorageFor(t, 'redis-pages-heap');
-  if (!storage) return;
-  // 50 values of about 650 bytes: a page of 32 KB of text, as 100 listed connections are.
+/**
+ * Reads of one page on Redis once its page reader has taken over (undefined without Redis): 50
+ * values of about 650 bytes, a page of 32 KB, as 100 listed connections are.
+ */
+async function pagesOnWorker(t: Test, label: string) {
+  const storage = await redisStorageFor(t, label);
+  if (!storage) return undefined;
   for (let i = 0; i < 50; i++)
     await items(storage).put('env', `i${i}`, { id: `i${i}`, note: 'n'.repeat(600) }, undefined);
   const read = () => items(storage).pageText('env', 'all', shown, { limit: 50 });
@@ -26,6 +29,12 @@ t.test('pages read on the worker are not kept into the old generation by the rea
     'the page reader to take over',
     120_000,
   );
+  return read;
+}
+
+t.test('pages read on the worker are not kept into the old generation by the reads that asked for them', async (t) => {
+  const read = await pagesOnWorker(t, 'redis-pages-heap');
+  if (!read) return;
 
   // Four callers, each reading page after page (the bench's list loops), and young-generation
   // collections as the gateway's thread meets them.
@@ -63,16 +72,8 @@ t.test('pages read on the worker are not kept into the old generation by the rea
 const newSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_used_size ?? 0;
 
 t.test("a page read on the worker reaches the gateway's thread outside its heap", async (t) => {
-  const storage = await redisStorageFor(t, 'redis-pages-bytes');
-  if (!storage) return;
-  for (let i = 0; i < 50; i++)
-    await items(storage).put('env', `i${i}`, { id: `i${i}`, note: 'n'.repeat(600) }, undefined);
-  const read = () => items(storage).pageText('env', 'all', shown, { limit: 50 });
-  await waitFor(
-    async () => (JSON.parse((await read()).json.toString()) as { thread: number }[]).every((row) => row.thread !== 0),
-    'the page reader to take over',
-    120_000,
-  );
+  const read = await pagesOnWorker(t, 'redis-pages-bytes');
+  if (!read) return;
   const page = await read();
   t.ok(page.json.length > 30_000, `a page of ${page.json.length} bytes`);
 
