@@ -239,3 +239,29 @@ t.test(
     );
   },
 );
+
+t.test('a request line writes every number as JSON.stringify does: timings in hundredths and any other', async (t) => {
+  const written: string[] = [];
+  const logger = createLogger({ write: (line) => written.push(line) });
+  // What the gateway writes (milliseconds rounded to hundredths), and what a caller might put there.
+  const values: number[] = [0, -0, 1, -1, 0.01, 0.05, 0.1, 0.5, 0.09, 0.99, 1.2, 1.25, 1.5, 10.1, 12.34, -0.05, -3.1];
+  values.push(0.1 + 0.2, 1 / 3, 1e-7, 123456.789, 1e21, 2 ** 53, 9_999_999_999_999.99, 1e14 - 0.01, -1e16);
+  values.push(Number.MAX_VALUE, Number.MIN_VALUE, Number.EPSILON);
+  let seed = 42;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) as number;
+  for (let i = 0; i < 2_000; i++) {
+    const ms = random() * 10 ** Math.floor(random() * 9);
+    values.push(Math.round(ms * 100) / 100, ms, -Math.round(ms * 100) / 100);
+  }
+  for (const value of values) logger.request({ duration_ms: value, upstream_ms: value });
+  const wrong = values.filter((value, i) => {
+    const expected = JSON.stringify(value);
+    return !(written[i] as string).includes(`"duration_ms":${expected},"upstream_ms":${expected},`);
+  });
+  t.same(wrong, [], `all ${values.length} numbers written as JSON.stringify writes them`);
+  t.same(
+    written.slice(0, 3).map((line) => (JSON.parse(line) as { duration_ms: number }).duration_ms),
+    [0, 0, 1],
+    'and read back as the same numbers',
+  );
+});
