@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import { onFirstUse } from '../on-first-use.js';
 import type { RefreshEvent } from '../credentials/index.js';
 import type { ProxyCallEvent, ProxyErrorEvent, ProxyResponseEvent, ProxyRetryEvent } from '../proxy/index.js';
 import type { RecordsWrittenEvent } from '../records/index.js';
@@ -34,7 +35,11 @@ const seconds = (ms: number) => ms / 1000;
  * ignored, so two gateways in one process count their own traffic. No connection id is ever
  * a label; integration keys and script names are capped (`maxIntegrations`).
  */
+/** prom-client (about 2 MB of heap), loaded when metrics are switched on. */
+const promClient = onFirstUse<typeof PromClient>('prom-client');
+
 export function createMetrics(environments: readonly string[], options: MetricsOptions = {}) {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = promClient();
   const registry = new Registry();
   const ours = new Set(environments);
   const integration = createLabelCap(options.maxIntegrations ?? 100);

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pg as loadPg } from '../libraries.js';
 import { createSchema } from './schema.js';
 
 export interface PostgresPoolOptions {
@@ -90,8 +91,9 @@ export function createDb(options: PostgresPoolOptions): Db {
     max: connections,
     idleTimeoutMillis: 30_000,
   });
-  const pool = new pg.Pool(config(max, ''));
-  const quickPool = new pg.Pool(config(Math.max(1, Math.min(4, Math.ceil(max / 2))), ' -c synchronous_commit=off'));
+  const { Pool, Client } = loadPg();
+  const pool = new Pool(config(max, ''));
+  const quickPool = new Pool(config(Math.max(1, Math.min(4, Math.ceil(max / 2))), ' -c synchronous_commit=off'));
   // Without a listener an idle connection's error would crash the process.
   for (const p of [pool, quickPool]) p.on('error', options.onError ?? (() => {}));
   let ready: Promise<void> | undefined;
@@ -112,7 +114,7 @@ export function createDb(options: PostgresPoolOptions): Db {
       await prepared();
       return quickPool.query<R>(sql, params);
     },
-    client: (deadlineMs) => new pg.Client(connection(deadlineMs)),
+    client: (deadlineMs) => new Client(connection(deadlineMs)),
     end: async () => {
       await Promise.all([pool.end(), quickPool.end()]);
     },
