@@ -77,11 +77,13 @@ t.test("a page read on the worker reaches the gateway's thread outside its heap"
   const page = await read();
   t.ok(page.json.length > 30_000, `a page of ${page.json.length} bytes`);
 
-  // What five reads allocate in the young generation, between two collections (retried when one
-  // of V8's own falls in between: the young generation's use would then drop).
+  // What five reads allocate in the young generation, between two collections: the least of five
+  // tries, since whatever else runs on the thread meanwhile (the test runner's own reporting) only
+  // adds to it. A try in which one of V8's own collections falls (the young generation's use then
+  // drops) does not count.
   const reads = 5;
   let grown = Number.POSITIVE_INFINITY;
-  for (let attempt = 0; attempt < 5 && grown === Number.POSITIVE_INFINITY; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     gc({ type: 'minor' });
     const before = newSpaceUsed();
     let low = before;
@@ -89,10 +91,11 @@ t.test("a page read on the worker reaches the gateway's thread outside its heap"
       await read();
       low = Math.min(low, newSpaceUsed());
     }
-    if (low >= before) grown = newSpaceUsed() - before;
+    if (low >= before) grown = Math.min(grown, newSpaceUsed() - before);
   }
   // Measured (under the tests' TypeScript loader): 212–222 KiB when the page came as text, copied
-  // into the gateway's heap; 54 KiB once its buffer is moved.
+  // into the gateway's heap; 54 KiB once its buffer is moved, and 90 KiB once in a CI run of the
+  // whole suite when the first clean try was the only one counted.
   t.ok(
     grown < (reads * page.json.length) / 2,
     `${reads} reads of ${(page.json.length / 1024).toFixed(0)} KiB pages took ${(grown / 1024).toFixed(0)} KiB of the young generation (bound: half the pages' size)`,
