@@ -8,6 +8,6 @@ import { onFirstUse } from '../../lib/on-first-use.js';
  * imported: a gateway on SQLite (the standalone server's default) never loads BullMQ (with
  * ioredis, luxon and msgpackr) nor pg.
  */
-export const bullmq = onFirstUse<typeof Bullmq>('bullmq');
-export const ioredis = onFirstUse<typeof Ioredis>('ioredis');
-export const pg = onFirstUse<typeof Pg>('pg');
+export const loadBullmq = onFirstUse<typeof Bullmq>('bullmq');
+export const loadIoredis = onFirstUse<typeof Ioredis>('ioredis');
+export const loadPg = onFirstUse<typeof Pg>('pg');

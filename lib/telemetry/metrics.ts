@@ -29,17 +29,17 @@ const fast = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const slow = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800];
 const seconds = (ms: number) => ms / 1000;
 
+/** prom-client (about 2 MB of heap), loaded when metrics are switched on. */
+const loadPromClient = onFirstUse<typeof PromClient>('prom-client');
+
 /**
  * A Prometheus registry of the gateway's own (no prom-client global), fed by the features'
  * `node:diagnostics_channel` events. Events of environments this gateway does not serve are
  * ignored, so two gateways in one process count their own traffic. No connection id is ever
  * a label; integration keys and script names are capped (`maxIntegrations`).
  */
-/** prom-client (about 2 MB of heap), loaded when metrics are switched on. */
-const promClient = onFirstUse<typeof PromClient>('prom-client');
-
 export function createMetrics(environments: readonly string[], options: MetricsOptions = {}) {
-  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = promClient();
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = loadPromClient();
   const registry = new Registry();
   const ours = new Set(environments);
   const integration = createLabelCap(options.maxIntegrations ?? 100);

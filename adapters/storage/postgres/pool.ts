@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { pg as loadPg } from '../libraries.js';
+import { loadPg } from '../libraries.js';
 import { createSchema } from './schema.js';
 
 export interface PostgresPoolOptions {

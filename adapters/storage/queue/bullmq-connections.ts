@@ -1,5 +1,5 @@
 import type { Command, Redis, RedisOptions } from 'ioredis';
-import { ioredis } from '../libraries.js';
+import { loadIoredis } from '../libraries.js';
 
 /** Reconnect delays while Redis is away: short, so the work resumes soon after Redis returns. */
 const reconnectDelayMs = (attempt: number) => Math.min(100 * 2 ** attempt, 1_000);
@@ -56,7 +56,7 @@ export function createQueueConnections(url: string): QueueConnections {
     return client;
   };
   /** A client whose copies (BullMQ's blocking connection is one) are owned too. */
-  class Owned extends ioredis().Redis {
+  class Owned extends loadIoredis().Redis {
     override duplicate(override?: Partial<RedisOptions>): Redis {
       return own(new Owned({ ...this.options, ...override }));
     }

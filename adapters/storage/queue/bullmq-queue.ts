@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Job, Worker } from 'bullmq';
-import { bullmq } from '../libraries.js';
+import { loadBullmq } from '../libraries.js';
 import { createQueueConnections } from './bullmq-connections.js';
 import { resolveQueueOptions, type JobHandler, type QueueOptions, type WorkQueue } from '../../../lib/queue/index.js';
 
@@ -57,7 +57,7 @@ const slotOf = (job: Job): number | null => {
 export function createBullmqQueue<T>(name: string, options: BullmqQueueOptions): WorkQueue<T> {
   const settings = resolveQueueOptions(options);
   const onError = settings.onError ?? (() => {});
-  const { DelayedError, Queue, Worker } = bullmq();
+  const { DelayedError, Queue, Worker } = loadBullmq();
   // Owned connections: bounded enqueues while Redis is away, a bounded close after an outage.
   const connections = createQueueConnections(options.url);
   const producer = connections.producer();
