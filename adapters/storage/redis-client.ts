@@ -14,25 +14,43 @@ export interface RedisClientOptions {
 }
 
 /**
+ * Longest a command queued while Redis was away may still wait to be written once the connection
+ * is ready: a backstop only, for the connection leaving again re-arms them with the offline bound,
+ * and the gateway's store deadline answers its caller long before (lib/storage/guard.ts).
+ */
+const writingBoundMs = 60_000;
+
+/**
  * Bounds the offline queue's wait only while there is one. node-redis's own command timeout arms
  * an `AbortSignal.timeout` for every command, connected or not (6–9 µs each on Node 20, and 1–5 µs
  * more when its timer fires a second later on Node 22 and 24: bench/README.md, session 12), and
  * disarms it once the command is written, which on a ready connection is the same turn. Here the
- * bound is set when the connection goes (an error, an end, a reconnect attempt) and before the
- * first one is up: the commands already waiting get `waitMs` from then, and so does every command
- * queued until the connection is ready again. A written command is bounded as before, by the
- * gateway's store deadline (lib/storage/guard.ts).
+ * bound is set when the connection is known to be away — an error (a refused or timed-out connect
+ * too), an end, a reconnect attempt — and the commands already waiting get `waitMs` from then, as
+ * does every command queued until the connection is ready again. While the first connection is
+ * being made nothing is armed: a command queued then waits for its outcome (a refusal is an error
+ * at once; a host that never answers, node-redis's 5 s connect timeout), not for a clock that also
+ * runs while the process is busy queueing a large batch. The bound is for waiting on a connection,
+ * not on the socket: once it is ready, the commands still queued go out behind each other with the
+ * `writingBoundMs` backstop. A written command is bounded as before, by the gateway's store
+ * deadline (lib/storage/guard.ts).
  */
 function boundOfflineQueue(client: RedisClient, waitMs: number): void {
   // node-redis's hook for a server's maintenance notices (marked internal): from the call on,
   // every command waiting to be written, and every one queued after, fails once it has waited
   // `relaxedCommandTimeout` ms; without it, new commands wait unbounded again.
   const away = () => client._maintenanceUpdate({ relaxedCommandTimeout: waitMs });
-  away();
   client.on('error', away);
   client.on('end', away);
   client.on('reconnecting', away);
-  client.on('ready', () => client._maintenanceUpdate({}));
+  client.on('ready', () => {
+    // The commands queued while it was away are written now, behind each other: a batch of
+    // thousands takes the socket's drains to go out, which on a loaded machine is more than
+    // `waitMs` after the first was queued. They are re-armed with `writingBoundMs` from now (the
+    // call skips a value equal to the current one), then the bound is lifted for new commands.
+    client._maintenanceUpdate({ relaxedCommandTimeout: Math.max(writingBoundMs, waitMs + 1) });
+    client._maintenanceUpdate({});
+  });
 }
 
 /**

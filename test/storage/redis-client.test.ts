@@ -1,7 +1,8 @@
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { createRedisClient } from '../../adapters/storage/redis-client.js';
 import { startTcpCutterFor } from '../faults/tcp-cutter.js';
-import { redisUrl, requireRedis } from '../helpers/redis.js';
+import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 
 /** How long a command may wait to be sent here: short, so the tests are quick. */
 const waitMs = 300;
@@ -67,3 +68,83 @@ t.test(
     t.equal(await client.ping(), 'PONG', 'the client works after the outage');
   },
 );
+
+/**
+ * A TCP proxy in front of Redis that passes what the client sends at `bytesPerSecond` (a slow
+ * link, or a machine too busy to drain a socket quickly): a large batch meets backpressure.
+ */
+async function startThrottle(bytesPerSecond: number) {
+  const target = new URL(redisUrl);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    upstream.pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      client.pause();
+      setTimeout(() => client.resume(), (chunk.length / bytesPerSecond) * 1000);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+t.test(
+  'Redis client: a batch queued before the connection is ready is written whole, however long the writing takes',
+  async (t) => {
+    if (!(await requireRedis(t))) return;
+    // A client that loses its batch also loses its connection's first commands: fail, not hang.
+    t.setTimeout(60_000);
+    // 20,000 commands of 1 KiB through 10 MB/s: about 2 s of writing, six times the offline bound.
+    const throttle = await startThrottle(10 * 1024 * 1024);
+    t.teardown(() => throttle.close());
+    const client = createRedisClient({ url: throttle.url, commandTimeoutMs: waitMs, onError: () => {} });
+    t.teardown(() => client.destroy());
+    const prefix = uniquePrefix('batch');
+    t.teardown(() => removeRedisKeys(prefix));
+    const connected = client.connect();
+    const value = 'v'.repeat(1024);
+    const started = performance.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20_000 }, (_, i) =>
+        client.set(`${prefix}${i}`, value).then(
+          (answer) => answer,
+          (error: Error) => error.message,
+        ),
+      ),
+    );
+    await connected;
+    const ms = performance.now() - started;
+    const failed = outcomes.filter((outcome) => outcome !== 'OK');
+    t.ok(ms > waitMs * 2, `the writing took longer than the offline bound (${Math.round(ms)} ms)`);
+    t.same(failed.slice(0, 3), [], `every command was written and answered (${failed.length} failed)`);
+    t.equal(await client.get(`${prefix}19999`), value, 'the last one is in Redis');
+  },
+);
+
+t.test('Redis client: started while nothing listens, a command fails within the offline bound', async (t) => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  const client = createRedisClient({ url: `redis://127.0.0.1:${port}`, commandTimeoutMs: waitMs, onError: () => {} });
+  t.teardown(() => client.destroy());
+  client.connect().catch(() => {});
+  const refused = await settled(client.ping());
+  t.match(refused.outcome, /Waited to write command for more than 300ms/, 'the command fails with the bound');
+  t.ok(refused.ms < waitMs + slackMs, `within the bound (${Math.round(refused.ms)} ms)`);
+});
