@@ -6,12 +6,16 @@ import type { AddressInfo } from 'node:net';
  * slow down and restore. Cut: every open connection is reset and new ones are reset on arrival,
  * as when the service's host goes away. Slow: every chunk the service sends back is held that
  * long first (a store under load, a slow link; `Infinity`: it answers nothing, as a hung host).
+ * Throttle: what clients send passes at a given rate (a slow link, or a machine too busy to drain
+ * a socket quickly), so a large batch meets backpressure.
  * Restore: connections pass again, and what was held is sent on.
  */
 export async function startTcpCutter(target: { host: string; port: number }) {
   const open = new Set<Socket>();
   let cut = false;
   let delayMs = 0;
+  /** Bytes a second clients' data passes at; 0: as fast as it comes. */
+  let sendRate = 0;
   /** Chunks held by an endless delay, sent on at restore. */
   const held: (() => void)[] = [];
   const server = createServer((client) => {
@@ -28,6 +32,12 @@ export async function startTcpCutter(target: { host: string; port: number }) {
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream);
+    // After the pipe has passed the chunk on: held back for as long as the rate allows.
+    client.on('data', (chunk: Buffer) => {
+      if (sendRate === 0) return;
+      client.pause();
+      setTimeout(() => client.resume(), (chunk.length / sendRate) * 1000);
+    });
     // Answers go through the delay in order: a later chunk never overtakes an earlier one.
     let last = Promise.resolve();
     upstream.on('data', (chunk: Buffer) => {
@@ -74,9 +84,14 @@ export async function startTcpCutter(target: { host: string; port: number }) {
     slow(ms: number) {
       delayMs = ms;
     },
+    /** Passes what clients send at `bytesPerSecond` (0: unthrottled). */
+    throttleSends(bytesPerSecond: number) {
+      sendRate = bytesPerSecond;
+    },
     restore() {
       cut = false;
       delayMs = 0;
+      sendRate = 0;
       for (const send of held.splice(0)) send();
     },
     close: () =>

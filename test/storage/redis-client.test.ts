@@ -1,4 +1,4 @@
-import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { createRedisClient } from '../../adapters/storage/redis-client.js';
 import { startTcpCutterFor } from '../faults/tcp-cutter.js';
@@ -69,40 +69,6 @@ t.test(
   },
 );
 
-/**
- * A TCP proxy in front of Redis that passes what the client sends at `bytesPerSecond` (a slow
- * link, or a machine too busy to drain a socket quickly): a large batch meets backpressure.
- */
-async function startThrottle(bytesPerSecond: number) {
-  const target = new URL(redisUrl);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
-    sockets.add(client).add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    upstream.pipe(client);
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      client.pause();
-      setTimeout(() => client.resume(), (chunk.length / bytesPerSecond) * 1000);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
-}
-
 t.test(
   'Redis client: a batch queued before the connection is ready is written whole, however long the writing takes',
   async (t) => {
@@ -110,9 +76,10 @@ t.test(
     // A client that loses its batch also loses its connection's first commands: fail, not hang.
     t.setTimeout(60_000);
     // 20,000 commands of 1 KiB through 10 MB/s: about 2 s of writing, six times the offline bound.
-    const throttle = await startThrottle(10 * 1024 * 1024);
-    t.teardown(() => throttle.close());
-    const client = createRedisClient({ url: throttle.url, commandTimeoutMs: waitMs, onError: () => {} });
+    const cutter = await startTcpCutterFor(redisUrl);
+    t.teardown(() => cutter.close());
+    cutter.throttleSends(10 * 1024 * 1024);
+    const client = createRedisClient({ url: cutter.through(redisUrl), commandTimeoutMs: waitMs, onError: () => {} });
     t.teardown(() => client.destroy());
     const prefix = uniquePrefix('batch');
     t.teardown(() => removeRedisKeys(prefix));
