@@ -30,10 +30,19 @@ export function createMemoryCoordinator(): Coordinator {
     if (locks.size >= SWEEP_THRESHOLD) sweep(now);
     const token = {};
     locks.set(key, { token, expiresAt: now + ttlMs });
+    // Only the holder may release or renew: after expiry someone else may own the key now.
+    const mine = () => {
+      const current = locks.get(key);
+      return current?.token === token && current.expiresAt > Date.now();
+    };
     return {
       release: async () => {
-        // Only the holder may release: after expiry someone else may own the key now.
-        if (locks.get(key)?.token === token) locks.delete(key);
+        if (mine()) locks.delete(key);
+      },
+      renew: async (renewMs: number) => {
+        if (!mine()) return false;
+        locks.set(key, { token, expiresAt: Date.now() + renewMs });
+        return true;
       },
     };
   };

@@ -117,6 +117,8 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
 
 /** Deletes the lock only if it still holds our token: after expiry it may belong to someone else. */
 const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+/** Moves the lock's expiry only if it still holds our token. */
+const RENEW_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 /**
  * Locks and counters on Redis, so several gateway processes exclude each other.
@@ -139,6 +141,11 @@ export function createRedisCoordinator(options: { client: RedisClient; prefix?: 
         if (released) return;
         released = true;
         await client.eval(RELEASE_SCRIPT, { keys: [lockKey], arguments: [token] });
+      },
+      renew: async (renewMs: number) => {
+        if (released) return false;
+        const ms = String(Math.max(1, Math.ceil(renewMs)));
+        return (await client.eval(RENEW_SCRIPT, { keys: [lockKey], arguments: [token, ms] })) === 1;
       },
     };
   };

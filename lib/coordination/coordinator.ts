@@ -1,6 +1,11 @@
 /** A held lock. Releasing twice, or after expiry, is harmless. */
 export interface Lease {
   release(): Promise<void>;
+  /**
+   * Moves the expiry to `ttlMs` from now while the lock is still ours; `false` when it is not
+   * (it expired, and may belong to someone else now). Renewing after `release` answers `false`.
+   */
+  renew(ttlMs: number): Promise<boolean>;
 }
 
 export interface LockOptions {
@@ -29,6 +34,40 @@ export class LockTimeoutError extends Error {
     super(`timed out waiting for lock "${key}"`);
     this.name = 'LockTimeoutError';
   }
+}
+
+/**
+ * Holds a lease for work that outlives a fixed ttl: renews it every third of `ttlMs`, so a live
+ * holder keeps it and a crashed one frees it within `ttlMs`. `onLost` hears once that a renewal
+ * failed or found the lock gone. The returned function stops renewing (call it before release).
+ */
+export function keepRenewed(lease: Lease, ttlMs: number, onLost: (reason: string) => void): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const lost = (reason: string) => {
+    if (stopped) return;
+    stopped = true;
+    onLost(reason);
+  };
+  const next = () => {
+    timer = setTimeout(() => {
+      lease.renew(ttlMs).then(
+        (held) => {
+          if (!held) lost('the lock expired before it was renewed');
+          else if (!stopped) next();
+        },
+        (error: unknown) =>
+          lost(`the lock could not be renewed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }, ttlMs / 3);
+    // Renewing is no reason to keep a process alive.
+    timer.unref();
+  };
+  next();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /** `withLock` on top of `tryLock`: polls with a short, growing pause. Shared by implementations. */

@@ -1,1 +1,8 @@
-export { LockTimeoutError, waitForLock, type Coordinator, type Lease, type LockOptions } from './coordinator.js';
+export {
+  keepRenewed,
+  LockTimeoutError,
+  waitForLock,
+  type Coordinator,
+  type Lease,
+  type LockOptions,
+} from './coordinator.js';

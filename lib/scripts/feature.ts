@@ -6,6 +6,7 @@ import type { Environment } from '../environments/index.js';
 import type { EventBus } from '../events/index.js';
 import type { Logger, LogLevel } from '../http/logger.js';
 import type { Catalog } from '../providers/index.js';
+import { queueDefaults } from '../queue/index.js';
 import type { Storage } from '../storage/index.js';
 import { createActionApi } from './api/action-api.js';
 import { createSyncApi } from './api/sync-api.js';
@@ -92,6 +93,7 @@ export async function createScripts(deps: ScriptsDeps) {
     coordinator: storage.coordinator,
     limits: {
       syncTimeoutMs: options.syncTimeoutMs,
+      syncLockMs: (options.leaseMs ?? queueDefaults.visibilityTimeoutMs) / 2,
       actionTimeoutMs: options.actionTimeoutMs,
       outputLimitBytes: actionOutputLimitBytes,
     },

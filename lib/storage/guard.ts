@@ -168,7 +168,12 @@ function guardCoordinator(coordinator: Coordinator, run: Run): Coordinator {
   const tryLock = async (key: string, ttlMs: number): Promise<Lease | null> => {
     const lease = await run('lock', () => coordinator.tryLock(key, ttlMs));
     // A release the store does not take is not the caller's failure: the lock expires on its own (ttl).
-    return lease && { release: () => run('unlock', () => lease.release()).catch(() => undefined) };
+    return (
+      lease && {
+        release: () => run('unlock', () => lease.release()).catch(() => undefined),
+        renew: (renewMs) => run('renew lock', () => lease.renew(renewMs)),
+      }
+    );
   };
   return {
     tryLock,

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type tap from 'tap';
-import { LockTimeoutError } from '../../lib/coordination/index.js';
+import { keepRenewed, LockTimeoutError } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 
 /** The test object tap hands to a subtest callback (plugins included). */
@@ -225,6 +225,53 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       await holder?.release();
       const next = await coordinator.tryLock('stolen', 5000);
       t.ok(next, 'the holder did; releasing twice is harmless');
+      await next?.release();
+    });
+
+    t.test('a renewed lock outlives its first ttl; a lapsed one cannot be renewed', async (t) => {
+      const { coordinator } = await open(t);
+      const holder = await coordinator.tryLock('renewed', 200);
+      t.ok(holder);
+      await sleep(120);
+      t.equal(await holder?.renew(400), true, 'renewed while held');
+      await sleep(180);
+      t.equal(await coordinator.tryLock('renewed', 5000), null, 'still held past the first ttl');
+      await sleep(350);
+      const next = await coordinator.tryLock('renewed', 5000);
+      t.ok(next, 'free once the renewed ttl ran out');
+      t.equal(await holder?.renew(5000), false, 'the old holder cannot renew it back');
+      t.equal(await coordinator.tryLock('renewed', 5000), null, 'the new holder still has it');
+      await next?.release();
+      t.equal(await next?.renew(5000), false, 'nor can a holder renew after releasing');
+      const again = await coordinator.tryLock('renewed', 5000);
+      t.ok(again, 'released is free');
+      await again?.release();
+    });
+
+    t.test('a lease kept renewed is held past many ttls; once renewing stops it lapses within one', async (t) => {
+      const { coordinator } = await open(t);
+      const lease = await coordinator.tryLock('kept', 400);
+      t.ok(lease);
+      const lost: string[] = [];
+      const stop = keepRenewed(lease as NonNullable<typeof lease>, 400, (reason) => lost.push(reason));
+      await sleep(1_500);
+      t.equal(await coordinator.tryLock('kept', 5000), null, 'held at nearly 4× its ttl');
+      // A holder that crashes stops renewing too.
+      stop();
+      await sleep(700);
+      const next = await coordinator.tryLock('kept', 5000);
+      t.ok(next, 'free within a ttl once renewing stopped');
+      t.same(lost, [], 'never reported lost');
+      await next?.release();
+    });
+
+    t.test('a lapsed lock that nobody took cannot be renewed either', async (t) => {
+      const { coordinator } = await open(t);
+      const holder = await coordinator.tryLock('lapsed', 100);
+      await sleep(250);
+      t.equal(await holder?.renew(5000), false, 'expired: not renewed');
+      const next = await coordinator.tryLock('lapsed', 5000);
+      t.ok(next, 'and it stays free for others');
       await next?.release();
     });
 

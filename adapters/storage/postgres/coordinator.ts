@@ -26,6 +26,14 @@ export function createPostgresCoordinator(db: Db): Coordinator {
         released = true;
         await db.quick('DELETE FROM portico_locks WHERE key = $1 AND token = $2', [key, token]);
       },
+      renew: async (renewMs: number) => {
+        if (released) return false;
+        const { rowCount } = await db.quick(
+          `UPDATE portico_locks SET expires = ${NOW_MS} + $3 WHERE key = $1 AND token = $2 AND expires > ${NOW_MS}`,
+          [key, token, Math.max(1, Math.ceil(renewMs))],
+        );
+        return rowCount === 1;
+      },
     };
   };
 

@@ -13,6 +13,11 @@ import type { SyncStateStore } from '../state/sync-state.js';
 
 export interface RunLimits {
   syncTimeoutMs: number;
+  /**
+   * A sync run's lock lapses this long after its holder stops renewing it (a crash). Shorter
+   * than the queue's lease, so the job a crash left behind finds the lock free when it runs again.
+   */
+  syncLockMs: number;
   actionTimeoutMs: number;
   /** Spec 7 and 8: 2 MB since 1 Oct 2025. */
   outputLimitBytes: number;

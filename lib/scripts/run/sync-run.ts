@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { keepRenewed } from '../../coordination/index.js';
 import type { LogLevel } from '../../http/logger.js';
 import { runThreshold } from '../logs/levels.js';
 import { createRunLog, type RunLog } from '../logs/run-log.js';
@@ -32,9 +33,13 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
   const { environment: env, providerConfigKey: pck, connectionId: cid, sync } = request;
   const entry = await deps.registry.get(env, pck, sync);
   if (entry?.manifest.type !== 'sync') return { status: 'skipped', reason: 'unknown_sync' };
-  // Long enough for a wait in the worker queue plus the run; a crashed process frees it on expiry.
-  const lease = await deps.coordinator.tryLock(lockKey(request), deps.limits.syncTimeoutMs * 2 + 60_000);
+  // Held for the wait in the worker queue and the run by renewing it: a crashed process frees it
+  // within syncLockMs, not after the longest run allowed.
+  const lease = await deps.coordinator.tryLock(lockKey(request), deps.limits.syncLockMs);
   if (!lease) return { status: 'skipped', reason: 'already_running' };
+  const stopRenewing = keepRenewed(lease, deps.limits.syncLockMs, (reason) =>
+    deps.logger.warn('a sync run lost its lock; another run of it may start', { sync, reason }),
+  );
   try {
     const connection = await deps.connections.get(env, pck, cid);
     if (!connection) return { status: 'skipped', reason: 'unknown_connection' };
@@ -164,6 +169,7 @@ export async function runSync(deps: RunnerDeps, request: SyncRunRequest): Promis
       .catch((e: unknown) => deps.logger.error('script logs could not be stored', { run_id: runId, error: String(e) }));
     return { status: error ? 'failed' : 'success', run: finished };
   } finally {
+    stopRenewing();
     await lease.release();
   }
 }

@@ -1,0 +1,46 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { createMemoryCoordinator } from '../../adapters/storage/memory-coordinator.js';
+import { keepRenewed, type Lease } from '../../lib/coordination/index.js';
+
+t.test('a holder too late to renew (its process stalled) hears that the lock is lost, once', async (t) => {
+  const coordinator = createMemoryCoordinator();
+  const lease = (await coordinator.tryLock('stalled', 150)) as Lease;
+  const lost: string[] = [];
+  keepRenewed(lease, 150, (reason) => lost.push(reason));
+  // The event loop stalls past the ttl: no renewal runs, and another holder takes the lock.
+  const until = Date.now() + 250;
+  while (Date.now() < until);
+  const other = await coordinator.tryLock('stalled', 5000);
+  t.ok(other, 'someone else took the lapsed lock');
+  await sleep(200);
+  t.same(lost, ['the lock expired before it was renewed']);
+  await sleep(200);
+  t.equal(lost.length, 1, 'reported once, and renewing stopped');
+  t.equal(await coordinator.tryLock('stalled', 5000), null, 'the new holder keeps it');
+});
+
+t.test('a renewal the store refuses is reported as lost, with its error', async (t) => {
+  let renewals = 0;
+  const lease: Lease = {
+    release: async () => {},
+    renew: async () => {
+      renewals++;
+      throw new Error('store unreachable');
+    },
+  };
+  const lost: string[] = [];
+  keepRenewed(lease, 90, (reason) => lost.push(reason));
+  await sleep(300);
+  t.equal(renewals, 1, 'no renewing after the failure');
+  t.same(lost, ['the lock could not be renewed: store unreachable']);
+});
+
+t.test('renewing does not keep a process alive', async (t) => {
+  const coordinator = createMemoryCoordinator();
+  const lease = (await coordinator.tryLock('idle', 60_000)) as Lease;
+  const stop = keepRenewed(lease, 60_000, () => {});
+  t.teardown(stop);
+  const handles = (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo();
+  t.notOk(handles.includes('Timeout'), 'its timer is unref’d');
+});
