@@ -13,7 +13,8 @@
  * the list page and the proxied call alone and while 4 list calls run, in --rounds rounds switching
  * between the two, the order flipped every round), --rounds 4, --samples 200, --batched 10000
  * (connections imported through the service after the HTTP import, 0 skips),
- * --logs file|off (the gateway's request log: one line per request written to a file in a temporary
+ * --checkpoints worker|inline (SQLite's WAL checkpoints on a worker thread, the default, or on the
+ * gateway's connection after a commit, SQLite's own way), --logs file|off (the gateway's request log: one line per request written to a file in a temporary
  * folder, the standalone server's default, or off), --redis-url URL (REDIS_URL or redis://127.0.0.1:6379),
  * --postgres-url URL (POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres; a schema of its own, dropped after).
  */
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '200' },
     batched: { type: 'string', default: '10000' },
     logs: { type: 'string', default: 'file' },
+    checkpoints: { type: 'string', default: 'worker' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     'postgres-url': {
       type: 'string',
@@ -60,6 +62,7 @@ const LOGS = args.logs === 'off' ? 'off' : 'file';
 const PAGE_READER = args['page-reader'] as 'on' | 'off' | 'ab';
 if (!['on', 'off', 'ab'].includes(PAGE_READER)) throw new Error('--page-reader: on, off or ab');
 const ROUNDS = Number(args.rounds);
+if (!['worker', 'inline'].includes(String(args.checkpoints))) throw new Error('--checkpoints: worker or inline');
 const checkpoints = [1_000, 100_000, 1_000_000].filter((c) => c <= N);
 if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.
@@ -390,7 +393,11 @@ for (const kind of String(args.stores).split(',')) {
     const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
     const path = join(dir, 'portico.db');
     // --page-reader off: SQLite's listing pages read on the gateway's thread (as before the worker).
-    const storage = createSqliteStorage({ path, pageReader: PAGE_READER !== 'off' });
+    const storage = createSqliteStorage({
+      path,
+      pageReader: PAGE_READER !== 'off',
+      checkpoints: args.checkpoints === 'worker',
+    });
     const size = async () =>
       ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     try {

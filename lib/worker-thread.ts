@@ -1,5 +1,9 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
+/** A worker module beside `moduleUrl` (its starter's own `import.meta.url`): `.ts` under the TypeScript loader (tests, benches), `.js` built. */
+export const siblingWorker = (moduleUrl: string, name: string) =>
+  new URL(`./${name}${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl);
+
 /**
  * Starts a worker thread on `url`. Built code (`.js`) starts as is. Source run under the
  * repository's TypeScript loader (tests, benches: `node --import tsx`) needs that loader inside

@@ -10,6 +10,7 @@ import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
 import { createGroupCommit, type GroupCommit } from './sqlite-commit.js';
+import { createSqliteCheckpointer, type CheckpointerOptions } from './sqlite-checkpoint/index.js';
 import { createSqlitePageReader } from './sqlite-reader/index.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
 import { openSqliteDatabase, type SqliteDatabase, type SqliteDriver } from './sqlite-driver.js';
@@ -211,6 +212,11 @@ export function createSqliteStorage(
      * reads to the kernel. The cache is filled on demand and never grows past this.
      */
     cacheMiB?: number;
+    /**
+     * WAL checkpoints on a worker thread (sqlite-checkpoint/), not on the gateway's thread after a
+     * commit; false keeps SQLite's default. Default true (never for `:memory:`).
+     */
+    checkpoints?: boolean | CheckpointerOptions;
   } & BusyOptions,
 ): Storage {
   const { path } = options;
@@ -245,6 +251,11 @@ export function createSqliteStorage(
     path !== ':memory:' && options.pageReader !== false
       ? createSqlitePageReader({ path, driver: db.driver, inProcess })
       : undefined;
+  const checkpoints = options.checkpoints ?? true;
+  const checkpointer =
+    path !== ':memory:' && checkpoints !== false
+      ? createSqliteCheckpointer(db, db.driver, checkpoints === true ? {} : checkpoints)
+      : undefined;
 
   const storage: Storage = {
     kind: 'sqlite',
@@ -268,6 +279,7 @@ export function createSqliteStorage(
     async close() {
       await coordinator.close();
       await pages?.close();
+      await checkpointer?.close();
       keyvs.clear();
       commits.flush();
       if (db.open) db.close();

@@ -188,7 +188,3 @@ function withinDeadline(read: Promise<PageText>, ms: number): Promise<PageText> 
   });
   return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
-
-/** A worker module beside `moduleUrl` (a reader's own `import.meta.url`): `.ts` under the TypeScript loader (tests, benches), `.js` built. */
-export const siblingWorker = (moduleUrl: string, name: string) =>
-  new URL(`./${name}${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl);

@@ -1,10 +1,6 @@
 import { collectPage, type OrderedIndex, type PageRequest } from '../../../lib/storage/index.js';
-import {
-  createWorkerPageReader,
-  siblingWorker,
-  type PageReaderLimits,
-  type WorkerPageReader,
-} from '../page-worker/reader.js';
+import { siblingWorker } from '../../../lib/worker-thread.js';
+import { createWorkerPageReader, type PageReaderLimits, type WorkerPageReader } from '../page-worker/reader.js';
 import type { RedisClient } from '../redis-client.js';
 import { redisPageSource } from './source.js';
 import type { RedisWorkerData } from './worker.js';

@@ -1,11 +1,7 @@
+import { siblingWorker } from '../../../lib/worker-thread.js';
 import type { PageRequest, PageText } from '../../../lib/storage/index.js';
 import type { SqliteDriver } from '../sqlite-driver.js';
-import {
-  createWorkerPageReader,
-  siblingWorker,
-  type PageReaderLimits,
-  type WorkerPageReader,
-} from '../page-worker/reader.js';
+import { createWorkerPageReader, type PageReaderLimits, type WorkerPageReader } from '../page-worker/reader.js';
 import type { SqliteWorkerData } from './worker.js';
 
 export interface SqlitePageReaderOptions extends PageReaderLimits {

@@ -1,0 +1,43 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSqliteDatabase } from '../sqlite-driver.js';
+import type { CheckpointReport, CheckpointWorkerData } from './messages.js';
+
+/**
+ * The checkpointer's thread: copies the WAL's frames into the database file from a connection of
+ * its own, so the gateway's thread never does. Passive passes never wait for anyone. Once the
+ * WAL holds `restartFrames`, a restart pass (its frames nearly all copied by then) takes the
+ * write lock for a moment, so the next write starts the WAL from its beginning again and the file
+ * stays bounded however steady the writes are; the gateway's write of that moment waits for it
+ * as for any other connection's (sqlite-commit.ts).
+ */
+const { path, driver, everyMs, restartFrames } = workerData as CheckpointWorkerData;
+const port = parentPort;
+if (!port) throw new Error('the checkpointer runs in a worker thread');
+
+const db = openSqliteDatabase(path, { driver });
+// A restart holds the gateway's writes off while it waits for readers: never long.
+db.exec('PRAGMA busy_timeout = 10');
+type Row = { busy: number; log: number; checkpointed: number };
+const passive = db.prepare<[], Row>('PRAGMA wal_checkpoint(PASSIVE)');
+const restart = db.prepare<[], Row>('PRAGMA wal_checkpoint(RESTART)');
+
+let lastFrames = -1;
+const pass = () => {
+  let row = passive.get() as Row;
+  // What was written during a pass is copied by the next, shorter one; a few catch up with the writes.
+  for (let i = 0; i < 3 && row.checkpointed < row.log; i++) row = passive.get() as Row;
+  let busy = false;
+  if (row.log >= restartFrames) {
+    row = restart.get() as Row;
+    busy = row.busy === 1;
+  }
+  const report: CheckpointReport = { frames: row.log, checkpointed: row.checkpointed, busy };
+  port.postMessage(report);
+  const idle = row.log === lastFrames;
+  lastFrames = row.log;
+  // A refused restart is tried again soon: a gap between the gateway's writes will come.
+  setTimeout(pass, busy ? everyMs / 4 : idle ? everyMs * 4 : everyMs);
+};
+
+port.postMessage({ ready: true } satisfies CheckpointReport);
+setTimeout(pass, everyMs);
