@@ -36,7 +36,7 @@ interface Waiting {
   fail(error: unknown): void;
 }
 
-export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): GroupCommit {
+export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number, onCommit?: () => void): GroupCommit {
   // IMMEDIATE: the write lock is taken at BEGIN, so a lock held elsewhere shows up here (and is
   // waited out below) instead of in the middle of a turn's writes.
   const begin = db.prepare('BEGIN IMMEDIATE');
@@ -67,6 +67,7 @@ export function createGroupCommit(db: SqliteDatabase, busyWaitMs: number): Group
     try {
       if (turn.failed) throw turn.failed.error;
       commit.run();
+      onCommit?.();
       turn.resolve();
     } catch (error) {
       // The writes of this turn are lost together; each writer hears why.

@@ -232,9 +232,20 @@ export function createSqliteStorage(
   db.exec('PRAGMA busy_timeout = 5000');
   const table = new SqliteKeyvTable(db);
   db.exec(`PRAGMA busy_timeout = ${sqliteBusyTimeoutMs}`);
-  const commits = createGroupCommit(db, busyWaitMs);
+  const checkpoints = options.checkpoints ?? true;
+  const groupCommit = options.groupCommit !== false;
+  // The worker starts once the store has committed a while (at once without group commit, which
+  // does not count): a store that barely writes, or a short test, runs no thread for it.
+  const checkpointer =
+    path !== ':memory:' && checkpoints !== false
+      ? createSqliteCheckpointer(db, db.driver, {
+          startAfterCommits: groupCommit ? 100 : 0,
+          ...(checkpoints === true ? {} : checkpoints),
+        })
+      : undefined;
+  const commits = createGroupCommit(db, busyWaitMs, checkpointer && (() => checkpointer.committed()));
   // groupCommit: false commits each write alone (what the bench compares against).
-  if (options.groupCommit !== false) table.commits = commits;
+  if (groupCommit) table.commits = commits;
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
   const index = createSqliteOrderedIndexes(db, table.commits?.write);
@@ -250,11 +261,6 @@ export function createSqliteStorage(
   const pages =
     path !== ':memory:' && options.pageReader !== false
       ? createSqlitePageReader({ path, driver: db.driver, inProcess })
-      : undefined;
-  const checkpoints = options.checkpoints ?? true;
-  const checkpointer =
-    path !== ':memory:' && checkpoints !== false
-      ? createSqliteCheckpointer(db, db.driver, checkpoints === true ? {} : checkpoints)
       : undefined;
 
   const storage: Storage = {

@@ -2,9 +2,10 @@ import t from 'tap';
 import { startExpressExample } from '../../examples/express-mount.js';
 import { startKoaExample } from '../../examples/koa-mount.js';
 import { startStandaloneExample } from '../../examples/standalone.js';
+import { dataDir } from '../helpers/data-dir.js';
 
 t.test('the Koa example serves Portico under /portico and its own routes', async (t) => {
-  const example = await startKoaExample(0, t.testdir());
+  const example = await startKoaExample(0, dataDir(t));
   t.teardown(() => example.stop());
   const res = await fetch(`${example.url}/portico/providers/slack`, {
     headers: { authorization: 'Bearer sk_example_koa_0123456789' },
@@ -15,7 +16,7 @@ t.test('the Koa example serves Portico under /portico and its own routes', async
 });
 
 t.test('the Express example serves Portico under /api/portico', async (t) => {
-  const example = await startExpressExample(0, t.testdir());
+  const example = await startExpressExample(0, dataDir(t));
   t.teardown(() => example.stop());
   const res = await fetch(`${example.url}/api/portico/providers/slack`, {
     headers: { authorization: 'Bearer sk_example_express_0123456789' },
@@ -25,7 +26,7 @@ t.test('the Express example serves Portico under /api/portico', async (t) => {
 });
 
 t.test('the standalone example on the SQLite default keeps data across a restart', async (t) => {
-  const dir = t.testdir();
+  const dir = dataDir(t);
   const env = {
     PORT: '0',
     SERVICE_STORE_URL: `sqlite://${dir}/portico.db`,

@@ -108,6 +108,19 @@ for (const driver of usableSqliteDrivers()) {
 
 const driver = usableSqliteDrivers()[0] as SqliteDriver;
 
+t.test('with startAfterCommits, no worker runs until that many commits', async (t) => {
+  const g = gatewayDb(t, driver);
+  const c = checkpointer(t, g, driver, { startAfterCommits: 3, backstopFrames: 20_000 });
+  c.committed();
+  c.committed();
+  await sleep(1_500);
+  t.notOk(c.active, 'two commits: no worker');
+  t.equal(g.autocheckpoint(), 1_000, "the gateway's connection checkpoints as SQLite does by default");
+  c.committed();
+  await waitFor(() => c.active, 'the worker after the third commit', 30_000);
+  t.equal(g.autocheckpoint(), 20_000);
+});
+
 t.test('a worker that fails hands checkpoints back to the gateway, and another is started later', async (t) => {
   const g = gatewayDb(t, driver);
   const c = checkpointer(t, g, driver, { worker: fixture('checkpoint-crash'), retryMs: 300, backstopFrames: 20_000 });

@@ -126,7 +126,8 @@ export function createStatisticsUpkeep(
     );
     const analyzed: string[] = [];
     for (const table of still) {
-      if (closed) break;
+      // Closed before its turn (between the lock and the first ANALYZE, say): cut off, not done.
+      if (closed) return { kind: 'closed' };
       await client.query(`ANALYZE ${db.schema}.${table.name}`);
       analyzed.push(table.name);
     }

@@ -22,6 +22,8 @@ export interface CheckpointerOptions {
   startMs?: number;
   /** After the worker failed, how long before another is started. Default 30 s. */
   retryMs?: number;
+  /** Commits (`committed()` calls) before the first worker starts: a store that barely writes needs no thread. Default 0: at once. */
+  startAfterCommits?: number;
   /** The worker's module (tests give a misbehaving one). */
   worker?: URL;
 }
@@ -29,6 +31,8 @@ export interface CheckpointerOptions {
 export interface Checkpointer {
   /** Whether the worker checkpoints now (false: the gateway's connection does, as SQLite does by default). */
   readonly active: boolean;
+  /** Told of each commit on the gateway's connection, until the worker has started. */
+  committed(): void;
   close(): Promise<void>;
 }
 
@@ -39,8 +43,8 @@ const defaultWorker = siblingWorker(import.meta.url, 'worker');
  * that commits, after the commit that takes the WAL past 1,000 pages: on the gateway's thread,
  * in the middle of a request (an import's writes rewrite the same B-tree pages, and copying them
  * back was a tenth of an import's CPU). While a worker runs, the gateway's connection checkpoints
- * only past `backstopFrames`; when the worker is not running (starting, crashed, hung past
- * `staleMs`) it checkpoints at SQLite's default again, so the WAL stays bounded either way.
+ * only past `backstopFrames`; when the worker is not running (not yet started, starting, crashed,
+ * hung past `staleMs`) it checkpoints at SQLite's default again, so the WAL stays bounded either way.
  */
 export function createSqliteCheckpointer(
   db: SqliteDatabase,
@@ -107,11 +111,16 @@ export function createSqliteCheckpointer(
     Math.max(50, Math.min(1_000, staleMs / 4)),
   );
   watchdog.unref();
-  start();
+  const startAfter = options.startAfterCommits ?? 0;
+  let commits = 0;
+  if (startAfter === 0) start();
 
   return {
     get active() {
       return active;
+    },
+    committed() {
+      if (commits < startAfter && ++commits === startAfter) start();
     },
     async close() {
       closed = true;
