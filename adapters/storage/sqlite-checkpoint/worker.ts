@@ -21,22 +21,33 @@ type Row = { busy: number; log: number; checkpointed: number };
 const passive = db.prepare<[], Row>('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = db.prepare<[], Row>('PRAGMA wal_checkpoint(RESTART)');
 
+/** Frames a restart may still have to copy itself: the writes of a moment, not a reader's backlog. */
+const restartSlack = Math.max(1, Math.floor(restartFrames / 4));
+/** Longest pause after refused restarts: a reader may hold its snapshot a long while. */
+const longestBackoffMs = 2_000;
+
 let lastFrames = -1;
+let refused = 0;
 const pass = () => {
   let row = passive.get() as Row;
   // What was written during a pass is copied by the next, shorter one; a few catch up with the writes.
   for (let i = 0; i < 3 && row.checkpointed < row.log; i++) row = passive.get() as Row;
   let busy = false;
-  if (row.log >= restartFrames) {
+  // A large remainder means a reader holds an old snapshot: a restart would only hold the
+  // gateway's writes while it waits for that reader, so it is left until the reader is done.
+  if (row.log >= restartFrames && row.log - row.checkpointed <= restartSlack) {
     row = restart.get() as Row;
     busy = row.busy === 1;
   }
+  refused = busy ? refused + 1 : 0;
   const report: CheckpointReport = { frames: row.log, checkpointed: row.checkpointed, busy };
   port.postMessage(report);
   const idle = row.log === lastFrames;
   lastFrames = row.log;
-  // A refused restart is tried again soon: a gap between the gateway's writes will come.
-  setTimeout(pass, busy ? everyMs / 4 : idle ? everyMs * 4 : everyMs);
+  // A refused restart is tried again soon (a gap between the gateway's writes will come), then
+  // less and less often, so a reader that stays does not have the gateway's writes held again and again.
+  const next = busy ? Math.min(longestBackoffMs, (everyMs / 4) * 2 ** (refused - 1)) : idle ? everyMs * 4 : everyMs;
+  setTimeout(pass, next);
 };
 
 port.postMessage({ ready: true } satisfies CheckpointReport);
