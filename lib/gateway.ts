@@ -124,6 +124,20 @@ export async function createGateway(options: GatewayOptions) {
     createRemovedConnectionRoutes(),
   ];
   const closers: Closer[] = [];
+  const deadlines = { partMs: options.closeTimeoutMs, totalMs: options.closeDeadlineMs };
+  /**
+   * One step of building the gateway: if it fails, what the steps before it started (queues and
+   * their connections, workers, timers) is stopped before the error reaches the caller, so a
+   * gateway that could not be made leaves nothing running behind it.
+   */
+  const step = async <T>(make: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await make();
+    } catch (error) {
+      await closeParts(closers, logger, deadlines);
+      throw error;
+    }
+  };
   // Telemetry (lib/telemetry): listens to the features' diagnostics events; nothing listens when off.
   const metrics = options.metrics
     ? createMetrics(
@@ -136,18 +150,20 @@ export async function createGateway(options: GatewayOptions) {
   const tracing = options.tracing === false ? undefined : createTracing(options.tracing);
   if (tracing) closers.push({ name: 'tracing', close: async () => tracing.close() });
   // Webhooks (lib/webhooks): signed, durable delivery to the customer; provider webhooks in.
-  const webhooks = await createWebhooks({
-    storage,
-    cipher,
-    catalog,
-    integrations,
-    connections,
-    events,
-    logger,
-    environments: options.environments,
-    cacheTtlMs,
-    options: options.webhooks,
-  });
+  const webhooks = await step(() =>
+    createWebhooks({
+      storage,
+      cipher,
+      catalog,
+      integrations,
+      connections,
+      events,
+      logger,
+      environments: options.environments,
+      cacheTtlMs,
+      options: options.webhooks,
+    }),
+  );
   routeGroups.push(webhooks.inboundRoutes, webhooks.routes);
   closers.push({ name: 'webhooks', close: () => webhooks.close() });
   readiness.register('webhooks', queueCheck('webhooks', webhooks.api.queueCounts));
@@ -184,42 +200,46 @@ export async function createGateway(options: GatewayOptions) {
   routeGroups.unshift(proxy.specs);
   closers.push({ name: 'proxy', close: () => proxy.close() });
   // Scripts (lib/scripts): syncs and actions in script processes, on schedule or on demand, with logs.
-  const scripts = await createScripts({
-    storage,
-    connections,
-    catalog,
-    events,
-    logger,
-    environments: options.environments,
-    baseUrl,
-    cacheTtlMs,
-    options: options.scripts,
-    host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
-  });
+  const scripts = await step(() =>
+    createScripts({
+      storage,
+      connections,
+      catalog,
+      events,
+      logger,
+      environments: options.environments,
+      baseUrl,
+      cacheTtlMs,
+      options: options.scripts,
+      host: createGatewayHost({ records, proxy: { request: proxy.request }, webhooks: webhooks.api }),
+    }),
+  );
   routeGroups.push(scripts.routes);
   closers.push({ name: 'scripts', close: () => scripts.close() });
   readiness.register('scripts', queueCheck('scripts', scripts.api.queueCounts));
   // Connecting end users (lib/connect): connect sessions, the connect link, the OAuth callback,
   // app setup and the API key form. Built after the scripts: post_connection_script names
   // resolve through their registry first, then the built-in hooks.
-  const connect = createConnect({
-    storage,
-    baseUrl,
-    catalog,
-    integrations,
-    connections,
-    events,
-    logger,
-    cipher,
-    sessionTtlMs: options.connectSessionTtlMs,
-    branding: options.connectBranding,
-    hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
-    fetch: (input, init) => globalThis.fetch(input, init),
-  });
+  const connect = await step(() =>
+    createConnect({
+      storage,
+      baseUrl,
+      catalog,
+      integrations,
+      connections,
+      events,
+      logger,
+      cipher,
+      sessionTtlMs: options.connectSessionTtlMs,
+      branding: options.connectBranding,
+      hooks: createScriptHooks(createHookRegistry(options.postConnectionHooks), () => scripts.api),
+      fetch: (input, init) => globalThis.fetch(input, init),
+    }),
+  );
   routeGroups.push(connect.routes);
   // Routes that answer without a secret key (provider redirects, provider webhooks, docs), and
   // the routes behind `Authorization: Bearer <secret key>`.
-  const { publicRouters, protectedRouters, routes } = routeTable(routeGroups);
+  const { publicRouters, protectedRouters, routes } = await step(() => routeTable(routeGroups));
 
   const authenticate = createAuthenticate(createKeyMatcher(options.environments));
   const auth = createSecretKeyAuth(authenticate);
@@ -333,6 +353,6 @@ export async function createGateway(options: GatewayOptions) {
      * Stops what the gateway started (timers, workers), each part within `closeTimeoutMs` and all
      * within `closeDeadlineMs` (10 s), so it resolves whatever the store does. The storage belongs to the caller.
      */
-    close: () => closeParts(closers, logger, { partMs: options.closeTimeoutMs, totalMs: options.closeDeadlineMs }),
+    close: () => closeParts(closers, logger, deadlines),
   };
 }

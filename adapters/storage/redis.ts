@@ -63,6 +63,12 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     () => undefined,
     (error: unknown) => onError(error),
   );
+  // KeyvRedis connects a client it finds closed before each command: after close() that would
+  // open the connection again, answer as if nothing had closed, and hold the process open for
+  // good. A closed storage stays closed: its commands fail.
+  let closed = false;
+  const connect = client.connect.bind(client);
+  client.connect = () => (closed ? Promise.reject(new Error('storage: closed')) : connect());
 
   const keyvs = new Map<string, Keyv>();
   const coordinator = createRedisCoordinator({ client, prefix });
@@ -107,6 +113,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),
     inventory: redisInventory(client, prefix),
     async close() {
+      closed = true;
       await coordinator.close();
       await pages?.close();
       keyvs.clear();

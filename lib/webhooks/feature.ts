@@ -103,9 +103,17 @@ export async function createWebhooks(deps: WebhookDeps) {
   });
 
   const poster = createWebhookPoster({ timeoutMs: resolved.policy.timeoutMs });
-  await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), {
-    concurrency: resolved.concurrency,
-  });
+  try {
+    await queue.start(createDeliveryHandler({ settings, log, policy: resolved.policy, logger, poster }), {
+      concurrency: resolved.concurrency,
+    });
+  } catch (error) {
+    // A queue that could not start (its store away) holds connections all the same.
+    unsubscribe();
+    await queue.close();
+    poster.close();
+    throw error;
+  }
 
   return {
     /** For other features: accept an event (sync, records, action, …) for delivery. */

@@ -55,12 +55,13 @@ for (const store of sharedStores)
     const file = writeScript(t.testdir({}), 'ticker.mjs', ticker);
     const open = store.place(t, 'scripts-schedule');
     const storages = [0, 1, 2].map(() => open());
-    const gateways: TestGateway[] = [];
-    for (const storage of storages) gateways.push(await start(t, file, provider.url, { storage, cacheTtlMs: 200 }));
-    // Registered after the gateways' own teardowns, so the storages close last.
+    // Registered before the gateways' own teardowns, so the storages close after the gateways
+    // (teardowns run last registered first), and close even when a gateway fails to start.
     t.teardown(async () => {
       for (const storage of storages) await storage.close();
     });
+    const gateways: TestGateway[] = [];
+    for (const storage of storages) gateways.push(await start(t, file, provider.url, { storage, cacheTtlMs: 200 }));
     await connect(gateways[0] as TestGateway);
 
     const runs = await waitFor(async () => {

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
+import { runModule } from '../helpers/child.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,15 +24,11 @@ async function loadedBy(t: Test, env: Record<string, string>): Promise<string[]>
     await standalone.stop();
     console.log(JSON.stringify({ status: health.status, libraries }));
   `;
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script],
-    {
-      cwd: repo,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      timeout: 120_000,
-    },
-  );
+  const { stdout, stderr, code } = await runModule(script, {
+    cwd: repo,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  t.equal(code, 0, stderr);
   const report = JSON.parse(stdout.trim().split('\n').pop() as string) as { status: number; libraries: string[] };
   t.equal(report.status, 200, 'the server answered');
   return report.libraries;

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import t from 'tap';
+import { runModule } from '../helpers/child.js';
 import { chooseSqliteDriver, type DriverProbes } from '../../adapters/storage/sqlite-driver.js';
 import { nodeSqliteAvailable } from '../../adapters/storage/sqlite-node.js';
 
@@ -27,25 +26,12 @@ t.test('auto: better-sqlite3 before Node 24.19, node:sqlite only when the addon 
   );
 });
 
-/** Runs `source` (ES module, TypeScript) in a new Node process; its stdout and stderr. */
-async function run(source: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  await once(child, 'exit');
-  return { stdout, stderr };
-}
-
 t.test(
   'a store on node:sqlite starts without an ExperimentalWarning, and other warnings still print',
   { skip: nodeSqliteAvailable() ? false : `no node:sqlite on Node ${process.versions.node}` },
   async (t) => {
     const storage = new URL('../../adapters/storage/index.js', import.meta.url).href;
-    const { stdout, stderr } = await run(`
+    const { stdout, stderr } = await runModule(`
       import { createSqliteStorage } from ${JSON.stringify(storage)};
       const storage = createSqliteStorage({ path: ${JSON.stringify(join(t.testdir(), 'p.db'))}, driver: 'node:sqlite' });
       await storage.keyv('ns').set('a', 'kept');
