@@ -189,12 +189,18 @@ async function fakeProvider() {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/** A store's size on disk, in bytes, or with what part of it to show apart. */
+type StoreSize = () => Promise<number | { bytes: number; detail: string }>;
+
+const storeText = (size: Awaited<ReturnType<StoreSize>>) =>
+  typeof size === 'number' ? mb(size) : `${mb(size.bytes)} (${size.detail})`;
+
 async function measureAt(
   base: string,
   load: Load,
   storage: Storage,
   n: number,
-  size: () => Promise<number>,
+  size: StoreSize,
   ab?: { use(reader: boolean): void; reads(): number },
 ) {
   const pick = (i: number) => `conn-${(i * 7919) % n}`;
@@ -264,11 +270,11 @@ async function measureAt(
       ` within the integration ${ms(searchWithin.p50)}/${ms(searchWithin.p99)} | end user within the integration ${ms(userWithin.p50)}/${ms(userWithin.p99)}`,
   );
   console.log(
-    `            proxy p50/p99 alone ${ms(proxyAlone.p50)}/${ms(proxyAlone.p99)}, while 4 list calls run ${ms(proxyBusy.p50)}/${ms(proxyBusy.p99)} | store ${mb(await size())} | RSS ${mb(rss)}`,
+    `            proxy p50/p99 alone ${ms(proxyAlone.p50)}/${ms(proxyAlone.p99)}, while 4 list calls run ${ms(proxyBusy.p50)}/${ms(proxyBusy.p99)} | store ${storeText(await size())} | RSS ${mb(rss)}`,
   );
 }
 
-async function bench(kind: string, store: Storage, size: () => Promise<number>) {
+async function bench(kind: string, store: Storage, size: StoreSize) {
   const ab = PAGE_READER === 'ab' ? switchablePages(store) : undefined;
   const storage = ab?.storage ?? store;
   console.log(
@@ -398,8 +404,12 @@ for (const kind of String(args.stores).split(',')) {
       pageReader: PAGE_READER !== 'off',
       checkpoints: args.checkpoints === 'worker',
     });
-    const size = async () =>
-      ['', '-wal'].reduce((sum, suffix) => sum + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+    const fileSize = (suffix: string) => statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0;
+    // The WAL shown apart: under steady imports it holds the frames between two restarts.
+    const size = async () => ({
+      bytes: fileSize('') + fileSize('-wal'),
+      detail: `of which WAL ${mb(fileSize('-wal'))}`,
+    });
     try {
       await bench('SQLite', storage, size);
     } finally {

@@ -22,6 +22,13 @@ export interface CheckpointerOptions {
   startMs?: number;
   /** After the worker failed, how long before another is started. Default 30 s. */
   retryMs?: number;
+  /**
+   * The WAL file's size on disk, in frames, that a restart truncates it back to: under steady
+   * writes a restart finds the WAL a little past `restartFrames`, and past the backstop when
+   * restarts were refused a while; without a limit the file keeps its largest size for good.
+   * Default twice `restartFrames`, so the usual restart does not shrink a file that regrows at once.
+   */
+  keepFrames?: number;
   /** Commits (`committed()` calls) before the first worker starts: a store that barely writes needs no thread. Default 0: at once. */
   startAfterCommits?: number;
   /** The worker's module (tests give a misbehaving one). */
@@ -61,6 +68,9 @@ export function createSqliteCheckpointer(
     everyMs: options.everyMs ?? 100,
     restartFrames: options.restartFrames ?? 4_000,
   };
+  // SQLite truncates the WAL to this many bytes when a writer starts it again from the beginning.
+  const pageSize = db.prepare<[], { page_size: number }>('PRAGMA page_size').get()?.page_size ?? 4096;
+  db.exec(`PRAGMA journal_size_limit = ${(options.keepFrames ?? 2 * workerData.restartFrames) * pageSize}`);
   let thread: Worker | undefined;
   let active = false;
   /** When the worker last reported; while it starts, when it was started. */

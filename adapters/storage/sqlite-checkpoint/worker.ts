@@ -8,7 +8,8 @@ import type { CheckpointReport, CheckpointWorkerData } from './messages.js';
  * WAL holds `restartFrames`, a restart pass (its frames nearly all copied by then) takes the
  * write lock for a moment, so the next write starts the WAL from its beginning again and the file
  * stays bounded however steady the writes are; the gateway's write of that moment waits for it
- * as for any other connection's (sqlite-commit.ts).
+ * as for any other connection's (sqlite-commit.ts). Once writes stop, a truncating pass empties
+ * the WAL file, so a store at rest is its database file alone.
  */
 const { path, driver, everyMs, restartFrames } = workerData as CheckpointWorkerData;
 const port = parentPort;
@@ -20,6 +21,7 @@ db.exec('PRAGMA busy_timeout = 10');
 type Row = { busy: number; log: number; checkpointed: number };
 const passive = db.prepare<[], Row>('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = db.prepare<[], Row>('PRAGMA wal_checkpoint(RESTART)');
+const truncate = db.prepare<[], Row>('PRAGMA wal_checkpoint(TRUNCATE)');
 
 /** Frames a restart may still have to copy itself: the writes of a moment, not a reader's backlog. */
 const restartSlack = Math.max(1, Math.floor(restartFrames / 4));
@@ -39,10 +41,17 @@ const pass = () => {
     row = restart.get() as Row;
     busy = row.busy === 1;
   }
+  const idle = row.log === lastFrames;
+  // Writes have stopped (no frame since the last pass) and every frame is in the database: the
+  // WAL file goes back to nothing, so a store at rest takes its database's size on disk. Refused
+  // (a reader or a write under way), it is tried at the next quiet pass.
+  if (idle && !busy && row.log > 0 && row.checkpointed === row.log) {
+    const truncated = truncate.get() as Row;
+    if (truncated.busy === 0) row = truncated;
+  }
   refused = busy ? refused + 1 : 0;
   const report: CheckpointReport = { frames: row.log, checkpointed: row.checkpointed, busy };
   port.postMessage(report);
-  const idle = row.log === lastFrames;
   lastFrames = row.log;
   // A refused restart is tried again soon (a gap between the gateway's writes will come), then
   // less and less often, so a reader that stays does not have the gateway's writes held again and again.
