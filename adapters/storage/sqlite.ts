@@ -9,7 +9,7 @@ import { sqliteInventory } from './inventory/sqlite.js';
 import { createMemoryCoordinator } from './memory-coordinator.js';
 import { createSqliteOrderedIndexes } from './ordered/sqlite.js';
 import { createKeyvQueue } from './queue/keyv-queue.js';
-import { createGroupCommit, type GroupCommit } from './sqlite-commit.js';
+import { atomic, createGroupCommit, type GroupCommit } from './sqlite-commit.js';
 import { createSqliteCheckpointer, type CheckpointerOptions } from './sqlite-checkpoint/index.js';
 import { createSqlitePageReader } from './sqlite-reader/index.js';
 import { defaultBusyWaitMs, retryBusy, sqliteBusyTimeoutMs, type BusyOptions } from './sqlite-busy.js';
@@ -62,23 +62,36 @@ export class SqliteKeyvTable {
   private readonly txns: ReturnType<SqliteKeyvTable['transactions']>;
 
   private transactions() {
+    const snapshot = this.db.transaction((read: () => Array<string | undefined>) => read());
     return {
-      getMany: this.db.transaction((namespace: string, keys: string[]) => {
-        const now = Date.now();
-        return keys.map((key) => this.stmts.get.get(namespace, key, now));
-      }),
-      setMany: this.db.transaction((namespace: string, entries: Entry[]) => {
-        const now = Date.now();
-        this.maybeSweep(now);
-        for (const { key, value, ttl } of entries) {
-          this.stmts.set.run(namespace, key, asText(value), expiresAt(now, ttl));
-        }
-      }),
-      deleteMany: this.db.transaction((namespace: string, keys: string[]) => {
-        let deleted = 0;
-        for (const key of keys) deleted += Number(this.stmts.delete.run(namespace, key).changes);
-        return deleted;
-      }),
+      // One snapshot for the batch: an open transaction (the turn's, or a caller's) already is one.
+      getMany: (namespace: string, keys: string[]) => {
+        const read = () => {
+          const now = Date.now();
+          return keys.map((key) => this.stmts.get.get(namespace, key, now));
+        };
+        return this.db.inTransaction ? read() : snapshot(read);
+      },
+      setMany: atomic(
+        this.db,
+        () => this.commits,
+        (namespace: string, entries: Entry[]) => {
+          const now = Date.now();
+          this.maybeSweep(now);
+          for (const { key, value, ttl } of entries) {
+            this.stmts.set.run(namespace, key, asText(value), expiresAt(now, ttl));
+          }
+        },
+      ),
+      deleteMany: atomic(
+        this.db,
+        () => this.commits,
+        (namespace: string, keys: string[]) => {
+          let deleted = 0;
+          for (const key of keys) deleted += Number(this.stmts.delete.run(namespace, key).changes);
+          return deleted;
+        },
+      ),
     };
   }
 
@@ -248,7 +261,7 @@ export function createSqliteStorage(
   if (groupCommit) table.commits = commits;
   const keyvs = new Map<string, Keyv>();
   const coordinator = createMemoryCoordinator();
-  const index = createSqliteOrderedIndexes(db, table.commits?.write);
+  const index = createSqliteOrderedIndexes(db, table.commits);
   // Pages are read here until the reader's worker runs (and where there is none).
   const inProcess = (request: PageRequest) =>
     collectPage(

@@ -1,10 +1,12 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { createSqliteStorage } from '../../adapters/storage/index.js';
 import { createGroupCommit } from '../../adapters/storage/sqlite-commit.js';
 import { openSqliteDatabase, usableSqliteDrivers, type SqliteDriver } from '../../adapters/storage/sqlite-driver.js';
 
+/** Write system calls this process has made so far (Linux). */
+const writeCalls = () => Number(/^syscw: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
 const walBytes = (path: string) => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
 
 /** 200 writes begun in one event-loop turn (values, index entries, deletes): what concurrent imports do. */
@@ -44,6 +46,44 @@ for (const driver of usableSqliteDrivers()) {
       t.ok(grew < alone.grew / 10, `grouped: ${grew} WAL bytes, against ${alone.grew} one commit per write`);
     },
   );
+
+  t.test(`a turn's writes go to the WAL alone, with no journal file beside it (${driver})`, async (t) => {
+    // What imports write (bench/connections.ts): a value, and an entry in each of nine lists,
+    // four of them ordered, one the import's own end user's, five keyed by a search word.
+    const path = join(t.testdir(), 'imports.db');
+    const storage = createSqliteStorage({ path, driver, pageReader: false });
+    t.teardown(() => storage.close());
+    const kv = storage.keyv<{ n: number; pad: string }>('connections');
+    const index = storage.index('connections');
+    const pad = 'x'.repeat(500);
+    const importOne = (n: number) => {
+      const id = `conn-${n}`;
+      const ordered = ['all', 'integration:api', `end_user:user-${n}`, `integration:api\u001fend_user:user-${n}`];
+      const words = [id, `${n}`, `user-${n}@example.com`, `${n}@example.com`, 'example.com'];
+      return Promise.all([
+        kv.set(id, { n, pad }),
+        index.addMany([
+          ...ordered.map((list) => ({ list, id, order: n + 1 })),
+          ...words.map((word) => ({ list: 'search', id: `${word}\u0000${id}`, order: 0 })),
+        ]),
+      ]);
+    };
+    // 16 imports a turn: the group commit's shape under load. Under 100 commits and 1,000
+    // frames, so no checkpoint starts the WAL again: its size counts the frames written.
+    const turn = (k: number) => Promise.all(Array.from({ length: 16 }, (_, i) => importOne(k * 16 + i)));
+    for (let k = 0; k < 5; k++) await turn(k);
+    const wal = walBytes(path);
+    const calls = writeCalls();
+    for (let k = 5; k < 20; k++) await turn(k);
+    const made = writeCalls() - calls;
+    const frames = (walBytes(path) - wal) / (24 + 4096);
+    t.ok(frames > 20, `the WAL grew by ${frames} frames, and was not started again meanwhile`);
+    // Two calls a frame (its header, its page). A SAVEPOINT per batch inside the turn made SQLite
+    // copy every page it changed to a sub-journal, a temporary file past 64 KiB: 3× the calls.
+    t.ok(made <= 2 * frames + 15, `${made} write calls for ${frames} WAL frames in 15 turns`);
+    t.equal(await index.count('all'), 320, 'every import is listed');
+    t.same((await kv.get('conn-319'))?.n, 319);
+  });
 
   t.test(`a write is visible to reads on the same storage before its commit (${driver})`, async (t) => {
     const storage = createSqliteStorage({ path: join(t.testdir(), 'p.db'), driver });

@@ -1,4 +1,5 @@
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
+import { atomic, type GroupCommit } from '../sqlite-commit.js';
 import type { SqliteDatabase } from '../sqlite-driver.js';
 import { createIndexTable, preparePositions } from './sqlite-positions.js';
 
@@ -10,8 +11,9 @@ import { createIndexTable, preparePositions } from './sqlite-positions.js';
 export function createSqliteOrderedIndexes(
   db: SqliteDatabase,
   /** How writes run: at once by default; the storage passes its group commit (sqlite-commit.ts). */
-  write: <T>(work: () => T) => Promise<T> = async (work) => work(),
+  commits?: GroupCommit,
 ): (namespace: string) => OrderedIndex {
+  const write = commits ? <T>(work: () => T) => commits.write(work) : async <T>(work: () => T) => work();
   createIndexTable(db);
   const where = 'namespace = ? AND list = ?';
   const s = {
@@ -23,9 +25,13 @@ export function createSqliteOrderedIndexes(
     count: db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM portico_index WHERE ${where}`),
   };
   const positions = preparePositions(db);
-  const addMany = db.transaction((namespace: string, entries: readonly ({ list: string } & IndexPosition)[]) => {
-    for (const e of entries) s.add.run(namespace, e.list, e.id, e.order);
-  });
+  const addMany = atomic(
+    db,
+    () => commits,
+    (namespace: string, entries: readonly ({ list: string } & IndexPosition)[]) => {
+      for (const e of entries) s.add.run(namespace, e.list, e.id, e.order);
+    },
+  );
 
   return (namespace) => ({
     async add(list, id, order) {
