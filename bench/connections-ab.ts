@@ -18,24 +18,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
 import { call, connection, expectOk, secretKey } from './connections-load.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    a: { type: 'string' },
-    b: { type: 'string' },
-    rounds: { type: 'string', default: '10' },
-    slice: { type: 'string', default: '1000' },
-    store: { type: 'string', default: 'sqlite' },
-    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
-    'seed-a': { type: 'string' },
-    'seed-b': { type: 'string' },
-    from: { type: 'string', default: '0' },
-    /** A's port; B's is the next one. */
-    port: { type: 'string', default: '39101' },
-  },
+const args = benchArgs('connections-ab', {
+  a: { type: 'string' },
+  b: { type: 'string' },
+  rounds: { type: 'string', default: '10' },
+  slice: { type: 'string', default: '1000' },
+  store: { type: 'string', default: 'sqlite' },
+  'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
+  'seed-a': { type: 'string' },
+  'seed-b': { type: 'string' },
+  from: { type: 'string', default: '0' },
+  /** A's port; B's is the next one. */
+  port: { type: 'string', default: '39101' },
 });
 if (!args.a || !args.b) throw new Error('--a and --b: the dist folders of the two builds');
 const ROUNDS = Number(args.rounds);

@@ -14,7 +14,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
 import { createRedisStorage, createSqliteStorage } from '../adapters/storage/index.js';
 import type { StoredConnection } from '../lib/connections/index.js';
@@ -22,14 +21,13 @@ import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import type { Storage } from '../lib/storage/index.js';
 import { call, expectOk, secretKey } from './connections-load.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    n: { type: 'string', default: '100000' },
-    stores: { type: 'string', default: 'sqlite,redis' },
-    samples: { type: 'string', default: '200' },
-    'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-  },
+const args = benchArgs('bench:connections-search', {
+  n: { type: 'string', default: '100000' },
+  stores: { type: 'string', default: 'sqlite,redis' },
+  samples: { type: 'string', default: '200' },
+  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
 });
 const N = Number(args.n);
 const SAMPLES = Number(args.samples);

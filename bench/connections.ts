@@ -24,7 +24,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { createPostgresStorage, createRedisStorage, createSqliteStorage } from '../adapters/storage/index.js';
@@ -33,24 +32,23 @@ import { createLogger } from '../lib/http/logger.js';
 import { encodePositionCursor } from '../lib/http/position-cursor.js';
 import { collectPage, type PageRequest, type Storage } from '../lib/storage/index.js';
 import { call, connection, createLoad, expectOk, secretKey, type Load } from './connections-load.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000000' },
-    stores: { type: 'string', default: 'sqlite,redis' },
-    'in-flight': { type: 'string', default: '16' },
-    client: { type: 'string', default: 'process' },
-    'page-reader': { type: 'string', default: 'on' },
-    rounds: { type: 'string', default: '4' },
-    samples: { type: 'string', default: '200' },
-    batched: { type: 'string', default: '10000' },
-    logs: { type: 'string', default: 'file' },
-    checkpoints: { type: 'string', default: 'worker' },
-    'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    'postgres-url': {
-      type: 'string',
-      default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
+const args = benchArgs('bench:connections', {
+  n: { type: 'string', default: '1000000' },
+  stores: { type: 'string', default: 'sqlite,redis' },
+  'in-flight': { type: 'string', default: '16' },
+  client: { type: 'string', default: 'process' },
+  'page-reader': { type: 'string', default: 'on' },
+  rounds: { type: 'string', default: '4' },
+  samples: { type: 'string', default: '200' },
+  batched: { type: 'string', default: '10000' },
+  logs: { type: 'string', default: 'file' },
+  checkpoints: { type: 'string', default: 'worker' },
+  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  'postgres-url': {
+    type: 'string',
+    default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   },
 });
 const N = Number(args.n);

@@ -15,13 +15,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { createMemoryStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: { posts: { type: 'string', default: '20' }, size: { type: 'string', default: '20' } },
+const args = benchArgs('inbound-webhooks', {
+  posts: { type: 'string', default: '20' },
+  size: { type: 'string', default: '20' },
 });
 const POSTS = Number(args.posts);
 const SIZE = Number(args.size) * 1024 * 1024;

@@ -19,21 +19,19 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { callgrindAvailable, createCallgrind, type Callgrind } from './proxy/callgrind.js';
 import { benchSecretKey } from './proxy/scenarios.js';
 import { startBareProcess } from './proxy/bare-process.js';
 import { startStandalone } from './proxy/standalone.js';
 import { startUpstream } from './proxy/upstream.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    calls: { type: 'string', default: '3000' },
-    windows: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '8000' },
-    modes: { type: 'string', default: 'api-key,oauth2,app' },
-    rows: { type: 'string', default: 'bare,standalone,logs-off,metrics' },
-  },
+const args = benchArgs('bench:instructions', {
+  calls: { type: 'string', default: '3000' },
+  windows: { type: 'string', default: '3' },
+  warmup: { type: 'string', default: '8000' },
+  modes: { type: 'string', default: 'api-key,oauth2,app' },
+  rows: { type: 'string', default: 'bare,standalone,logs-off,metrics' },
 });
 const CALLS = Number(args.calls);
 const WINDOWS = Math.max(1, Number(args.windows));

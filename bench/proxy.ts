@@ -45,6 +45,19 @@ interface Options {
   processes: number;
 }
 
+const proxyUsage = `bench [options]   (bench/README.md)
+  --duration <s>             measured seconds per target and process   default 4
+  --slice <ms>               the targets take turns in slices this long   default 250
+  --warmup <s>               unmeasured seconds per target   default 1
+  --connections <n>          concurrent keep-alive connections   default 32
+  --sizes <bytes,…>          body sizes   default 1024,1048576
+  --upload                   send the bodies as request bodies
+  --large <bytes>            the large-body run (0 skips it)   default 1073741824
+  --verbose                  print each cycle
+  --standalone-store <url>   the standalone server's store (none skips its rows)   default SQLite in a temp folder
+  --processes <n>            every measured process runs n times over   default 3
+  --pin on|off               harness on CPU 0, proxies on CPU 1   default on`;
+
 function parseOptions(argv: string[]): Options {
   const options: Options = {
     duration: 4,
@@ -59,6 +72,10 @@ function parseOptions(argv: string[]): Options {
     pin: true,
     processes: 3,
   };
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(proxyUsage);
+    process.exit(0);
+  }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -118,7 +135,7 @@ function parseOptions(argv: string[]): Options {
           });
         break;
       default:
-        throw new Error(`unknown option ${flag} (see bench/README.md)`);
+        throw new Error(`unknown option ${flag} (--help lists the options)`);
     }
   }
   return options;

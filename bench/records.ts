@@ -14,7 +14,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { createMemoryStorage, createPostgresStorage, createRedisStorage } from '../adapters/storage/index.js';
@@ -22,19 +21,18 @@ import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import type { StreamRef } from '../lib/records/index.js';
 import type { Storage } from '../lib/storage/index.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    records: { type: 'string', default: '1000000' },
-    batch: { type: 'string', default: '10000' },
-    stores: { type: 'string', default: 'memory,redis' },
-    samples: { type: 'string', default: '300' },
-    'churn-rounds': { type: 'string', default: '10' },
-    'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    'postgres-url': {
-      type: 'string',
-      default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
+const args = benchArgs('bench:records', {
+  records: { type: 'string', default: '1000000' },
+  batch: { type: 'string', default: '10000' },
+  stores: { type: 'string', default: 'memory,redis' },
+  samples: { type: 'string', default: '300' },
+  'churn-rounds': { type: 'string', default: '10' },
+  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  'postgres-url': {
+    type: 'string',
+    default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   },
 });
 const N = Number(args.records);

@@ -15,19 +15,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
-import { parseArgs } from 'node:util';
 import { createMemoryStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import { createWorkerPool } from '../lib/scripts/runtime/pool.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    requests: { type: 'string', default: '3000' },
-    concurrency: { type: 'string', default: '16' },
-    runs: { type: 'string', default: '200' },
-    nice: { type: 'string', default: '10' },
-  },
+const args = benchArgs('bench:scripts', {
+  requests: { type: 'string', default: '3000' },
+  concurrency: { type: 'string', default: '16' },
+  runs: { type: 'string', default: '200' },
+  nice: { type: 'string', default: '10' },
 });
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);

@@ -17,21 +17,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createClient } from '@keyv/redis';
 import { createMemoryStorage, createRedisStorage, createSqliteStorage } from '../adapters/storage/index.js';
 import { createGateway } from '../lib/gateway.js';
 import { createLogger } from '../lib/http/logger.js';
 import type { Storage } from '../lib/storage/index.js';
+import { benchArgs } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    events: { type: 'string', default: '5000' },
-    stores: { type: 'string', default: 'memory,sqlite,redis' },
-    concurrency: { type: 'string', default: '20' },
-    senders: { type: 'string', default: '50' },
-    'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-  },
+const args = benchArgs('bench:webhooks', {
+  events: { type: 'string', default: '5000' },
+  stores: { type: 'string', default: 'memory,sqlite,redis' },
+  concurrency: { type: 'string', default: '20' },
+  senders: { type: 'string', default: '50' },
+  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
 });
 const N = Number(args.events);
 const CONCURRENCY = Number(args.concurrency);
