@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type tap from 'tap';
 import { keepRenewed, LockTimeoutError } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** The test object tap hands to a subtest callback (plugins included). */
 export type Tap = Parameters<Parameters<typeof tap.test>[0]>[0];
@@ -188,6 +189,39 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
         Array.from({ length: 50 }, (_, i) => i),
         'withLock returns what fn returns',
       );
+    });
+
+    t.test('withLock releasing in the background answers first and still excludes', async (t) => {
+      const { coordinator } = await open(t);
+      let inside = 0;
+      let maxInside = 0;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          coordinator.withLock(
+            'background',
+            async () => {
+              maxInside = Math.max(maxInside, ++inside);
+              await sleep(1);
+              inside--;
+              return i;
+            },
+            { waitMs: 30_000, releaseInBackground: true },
+          ),
+        ),
+      );
+      t.equal(maxInside, 1, 'one holder at a time');
+      t.same(
+        results,
+        Array.from({ length: 20 }, (_, i) => i),
+      );
+      // The last release was sent before withLock answered: the lock comes free without its ttl.
+      const lease = await waitFor(
+        async () => (await coordinator.tryLock('background', 1000)) ?? undefined,
+        'the lock to come free',
+        2_000,
+      );
+      t.ok(lease, 'free again, long before the 10 s ttl');
+      await lease?.release();
     });
 
     t.test('withLock releases when fn throws', async (t) => {

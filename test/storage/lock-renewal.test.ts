@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { createMemoryCoordinator } from '../../adapters/storage/memory-coordinator.js';
-import { keepRenewed, type Lease } from '../../lib/coordination/index.js';
+import { keepRenewed, waitForLock, type Lease } from '../../lib/coordination/index.js';
 
 t.test('a holder too late to renew (its process stalled) hears that the lock is lost, once', async (t) => {
   const coordinator = createMemoryCoordinator();
@@ -43,4 +43,27 @@ t.test('renewing does not keep a process alive', async (t) => {
   t.teardown(stop);
   const handles = (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo();
   t.notOk(handles.includes('Timeout'), 'its timer is unref’d');
+});
+
+t.test('a release that fails fails withLock, unless it was to happen in the background', async (t) => {
+  const lease = (): Lease => ({
+    renew: async () => true,
+    release: async () => Promise.reject(new Error('the store went away')),
+  });
+  const work = async () => 'done';
+  await t.rejects(
+    waitForLock(async () => lease(), 'k', work),
+    { message: 'the store went away' },
+  );
+  t.equal(await waitForLock(async () => lease(), 'k', work, { releaseInBackground: true }), 'done');
+  await t.rejects(
+    waitForLock(
+      async () => lease(),
+      'k',
+      async () => Promise.reject(new Error('fn failed')),
+      { releaseInBackground: true },
+    ),
+    { message: 'fn failed' },
+    'the work’s own error, not the release’s',
+  );
 });
