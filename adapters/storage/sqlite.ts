@@ -62,16 +62,15 @@ export class SqliteKeyvTable {
   private readonly txns: ReturnType<SqliteKeyvTable['transactions']>;
 
   private transactions() {
-    const snapshot = this.db.transaction((read: () => Array<string | undefined>) => read());
+    const read = (namespace: string, keys: string[]) => {
+      const now = Date.now();
+      return keys.map((key) => this.stmts.get.get(namespace, key, now));
+    };
+    const snapshot = this.db.transaction(read);
     return {
       // One snapshot for the batch: an open transaction (the turn's, or a caller's) already is one.
-      getMany: (namespace: string, keys: string[]) => {
-        const read = () => {
-          const now = Date.now();
-          return keys.map((key) => this.stmts.get.get(namespace, key, now));
-        };
-        return this.db.inTransaction ? read() : snapshot(read);
-      },
+      getMany: (namespace: string, keys: string[]) =>
+        this.db.inTransaction ? read(namespace, keys) : snapshot(namespace, keys),
       setMany: atomic(
         this.db,
         () => this.commits,

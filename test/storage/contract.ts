@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type tap from 'tap';
-import { keepRenewed, LockTimeoutError } from '../../lib/coordination/index.js';
+import { keepRenewed, LockTimeoutError, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -160,15 +160,15 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
       t.equal(seen.get('i249'), 249);
     });
 
-    t.test('withLock excludes 50 concurrent callers', async (t) => {
-      const { coordinator } = await open(t);
+    /** `n` callers of `withLock` at once, each a read, a yield and a write of one counter. */
+    const contend = async (coordinator: Storage['coordinator'], key: string, n: number, options: LockOptions) => {
       let counter = 0;
       let inside = 0;
       let maxInside = 0;
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
+        Array.from({ length: n }, (_, i) =>
           coordinator.withLock(
-            'mutex',
+            key,
             async () => {
               maxInside = Math.max(maxInside, ++inside);
               // Read, yield, write: loses updates unless the lock really excludes.
@@ -178,10 +178,16 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
               inside--;
               return i;
             },
-            { waitMs: 30_000 },
+            { waitMs: 30_000, ...options },
           ),
         ),
       );
+      return { counter, maxInside, results };
+    };
+
+    t.test('withLock excludes 50 concurrent callers', async (t) => {
+      const { coordinator } = await open(t);
+      const { counter, maxInside, results } = await contend(coordinator, 'mutex', 50, {});
       t.equal(counter, 50);
       t.equal(maxInside, 1);
       t.same(
@@ -193,22 +199,10 @@ export function runStorageContract(t: Tap, name: string, makeStorage: MakeStorag
 
     t.test('withLock releasing in the background answers first and still excludes', async (t) => {
       const { coordinator } = await open(t);
-      let inside = 0;
-      let maxInside = 0;
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          coordinator.withLock(
-            'background',
-            async () => {
-              maxInside = Math.max(maxInside, ++inside);
-              await sleep(1);
-              inside--;
-              return i;
-            },
-            { waitMs: 30_000, releaseInBackground: true },
-          ),
-        ),
-      );
+      const { counter, maxInside, results } = await contend(coordinator, 'background', 20, {
+        releaseInBackground: true,
+      });
+      t.equal(counter, 20);
       t.equal(maxInside, 1, 'one holder at a time');
       t.same(
         results,
