@@ -8,7 +8,7 @@ import type { WebhookEventInput, WebhookPayload } from './payloads.js';
 import type { WorkQueue } from '../queue/index.js';
 import { inOrder, type Storage } from '../storage/index.js';
 import type { DeliveryJob } from './delivery-job.js';
-import type { WebhookSettingsStore } from './settings.js';
+import type { WebhookSettings, WebhookSettingsStore } from './settings.js';
 
 export interface SendResult {
   delivery_id: string;
@@ -38,20 +38,15 @@ export interface SenderDeps {
 
 type Target = { target: DeliveryRecord['target']; url: string | null };
 
-export function createWebhookSender(deps: SenderDeps): WebhookSender {
-  const targetsOf = async (env: string, event: WebhookEventInput): Promise<Target[]> => {
-    const own =
-      event.connection_id === null
-        ? undefined
-        : await deps.connectionUrls.get(env, event.provider_config_key, event.connection_id);
-    if (own) return [{ target: 'connection', url: own }];
-    const settings = await deps.settings.get(env);
-    const urls: Target[] = [];
-    if (settings.webhook_url) urls.push({ target: 'primary', url: settings.webhook_url });
-    if (settings.webhook_secondary_url) urls.push({ target: 'secondary', url: settings.webhook_secondary_url });
-    return urls.length > 0 ? urls : [{ target: 'none', url: null }];
-  };
+/** The environment's URLs, or one record saying none was set. */
+const environmentTargets = (settings: WebhookSettings): Target[] => {
+  const urls: Target[] = [];
+  if (settings.webhook_url) urls.push({ target: 'primary', url: settings.webhook_url });
+  if (settings.webhook_secondary_url) urls.push({ target: 'secondary', url: settings.webhook_secondary_url });
+  return urls.length > 0 ? urls : [{ target: 'none', url: null }];
+};
 
+export function createWebhookSender(deps: SenderDeps): WebhookSender {
   return {
     async send(env, event) {
       if (!deps.isEnvironment(env)) throw new Error(`no environment named "${env}"`);
@@ -66,9 +61,18 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         environment: env,
       } as WebhookPayload;
       const body = JSON.stringify(payload);
-      const targets = await targetsOf(env, event);
-      // Two numbers, taken together (two counters on a shared store: one round trip, not two).
-      const [feed, numbers] = await Promise.all([deps.events.reserve(env), deps.log.reserve(env, targets.length)]);
+      // The settings are cached; the connection's own URL, the event's number and the deliveries'
+      // numbers are asked for together (on a shared store: one round trip, not two). A connection's
+      // own URL replaces the environment's, so the count is known before it is: one record, unless
+      // the environment has two URLs (then the own URL is awaited first, and no number goes unused).
+      const fallback = environmentTargets(await deps.settings.get(env));
+      const ownUrl =
+        event.connection_id === null
+          ? undefined
+          : deps.connectionUrls.get(env, event.provider_config_key, event.connection_id);
+      const count = fallback.length === 1 ? 1 : (await ownUrl) ? 1 : fallback.length;
+      const [own, feed, numbers] = await Promise.all([ownUrl, deps.events.reserve(env), deps.log.reserve(env, count)]);
+      const targets: Target[] = own ? [{ target: 'connection', url: own }] : fallback;
       const records: DeliveryRecord[] = targets.map(({ target, url }, i) => ({
         seq: numbers.first + i,
         event_seq: feed.seq,

@@ -7,10 +7,11 @@ import { redisStorageFor } from '../helpers/redis.js';
 import { roundTripStore } from '../helpers/round-trip-store.js';
 
 /**
- * Round trips each call waits for, at most. The build before took more: it released the
- * connection's lock before answering (one more everywhere), and on a shared store it took the
+ * Round trips each call waits for, at most. Builds before took more: one released the
+ * connection's lock before answering (one more everywhere), and on a shared store took the
  * event's and the delivery's numbers one after the other (one more there): an import 10 on
- * memory and 11 on Redis, a change 5.
+ * memory and 11 on Redis, a change 5. The next looked the connection's own webhook URL up before
+ * taking the numbers rather than with them: an import 9.
  */
 const cases: Array<{ name: string; open: (t: Test) => Promise<Storage | undefined>; import: number; change: number }> =
   [
@@ -21,10 +22,10 @@ const cases: Array<{ name: string; open: (t: Test) => Promise<Storage | undefine
         t.teardown(() => storage.close());
         return storage;
       },
-      import: 9,
+      import: 8,
       change: 4,
     },
-    { name: 'Redis', open: (t) => redisStorageFor(t, 'round-trips'), import: 9, change: 4 },
+    { name: 'Redis', open: (t) => redisStorageFor(t, 'round-trips'), import: 8, change: 4 },
   ];
 
 for (const c of cases)

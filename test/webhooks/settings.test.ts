@@ -204,3 +204,43 @@ t.test("a connection's own webhook URL takes its events; the others keep the env
     'a deleted connection takes its URL with it',
   );
 });
+
+t.test(
+  'with two environment URLs, a connection with its own URL takes one delivery number, and the history has no gap',
+  async (t) => {
+    const primary = await receiver();
+    const secondary = await receiver();
+    const own = await receiver();
+    t.teardown(async () => {
+      await primary.close();
+      await secondary.close();
+      await own.close();
+    });
+    const gw = await startGateway(t, {
+      environments: [{ name: 'dev', secretKey: devKey, webhookUrl: primary.url, webhookSecondaryUrl: secondary.url }],
+      webhooks: fastPolicy,
+    });
+    await withStripe(gw);
+    await importConnection(gw, 'own');
+    await gw.call('PUT', '/connections/own/webhook-url?provider_config_key=stripe', { body: { webhook_url: own.url } });
+    await importConnection(gw, 'own');
+    await importConnection(gw, 'plain');
+    await waitFor(
+      () => primary.received.length === 2 && secondary.received.length === 2 && own.received.length === 1,
+      'the expected deliveries',
+      10_000,
+    );
+    t.same(
+      [primary, secondary, own].map((hook) => hook.payloads().map((p) => p.connection_id)),
+      [['own', 'plain'], ['own', 'plain'], ['own']],
+      "the connection's own URL replaces both of the environment's",
+    );
+    const kv = gw.storage.keyv<{ target: string }>('webhook-deliveries');
+    const records = await kv.getMany([1, 2, 3, 4, 5, 6].map((seq) => `dev\u001f${seq}`));
+    t.same(
+      records.map((r) => r?.target ?? null),
+      ['primary', 'secondary', 'connection', 'primary', 'secondary', null],
+      'numbered one after another: no number reserved and left unused',
+    );
+  },
+);
