@@ -49,7 +49,10 @@ export function createMemoryCoordinator(): Coordinator {
 
   return {
     tryLock,
-    withLock: <T>(key: string, fn: () => Promise<T>, options?: LockOptions) => waitForLock(tryLock, key, fn, options),
+    withLock: <T, R>(key: string, fn: (read: R) => Promise<T>, options?: LockOptions<R>) =>
+      waitForLock(tryLock, key, fn, options, true),
+    // tryLock takes the lock when called (no await before it): whatever is sent after comes after.
+    ordersReads: true,
     increment: async (key: string, by = 1) => {
       const next = (counters.get(key) ?? 0) + by;
       counters.set(key, next);

@@ -71,7 +71,8 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
   client.connect = () => (closed ? Promise.reject(new Error('storage: closed')) : connect());
 
   const keyvs = new Map<string, Keyv>();
-  const coordinator = createRedisCoordinator({ client, prefix });
+  // The values are read through the same client: a read sent after a lock's SET runs after it.
+  const coordinator = createRedisCoordinator({ client, prefix, ordersReads: true });
   const index = createRedisOrderedIndexes(client, prefix);
   const pages =
     options.pageReader === false
@@ -130,8 +131,14 @@ const RENEW_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis
 /**
  * Locks and counters on Redis, so several gateway processes exclude each other.
  * Uses a client it does not own: `close()` leaves the connection to whoever opened it.
+ * `ordersReads`: the store's reads go through the same client (one connection, commands run in
+ * the order sent), so a read under a lock may be sent right behind the lock's SET.
  */
-export function createRedisCoordinator(options: { client: RedisClient; prefix?: string }): Coordinator {
+export function createRedisCoordinator(options: {
+  client: RedisClient;
+  prefix?: string;
+  ordersReads?: boolean;
+}): Coordinator {
   const { client } = options;
   const prefix = options.prefix ?? 'portico:';
 
@@ -159,11 +166,12 @@ export function createRedisCoordinator(options: { client: RedisClient; prefix?: 
 
   return {
     tryLock,
-    withLock: <T>(key: string, fn: () => Promise<T>, lockOptions?: LockOptions) =>
-      waitForLock(tryLock, key, fn, lockOptions),
+    withLock: <T, R>(key: string, fn: (read: R) => Promise<T>, lockOptions?: LockOptions<R>) =>
+      waitForLock(tryLock, key, fn, lockOptions, options.ordersReads),
     // INCRBY is atomic on the server; `by` must be an integer.
     increment: (key: string, by = 1) => client.incrBy(`${prefix}count:${key}`, by),
     close: async () => {},
+    ordersReads: options.ordersReads === true,
   };
 }
 

@@ -112,27 +112,29 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
   const notFound = (pck: string, cid: string): never =>
     fail('unknown_connection', `No connection "${cid}" under integration "${pck}".`);
 
-  /** A connection's lock is released after the write is answered: one store round trip less a write. */
-  const releasedAfter = { releaseInBackground: true };
+  /**
+   * A connection's lock: released after the write is answered, and the connection read right
+   * behind the lock's attempt (`read`) — two store round trips less a write on Redis.
+   */
+  const underLock = <T>(env: string, id: string, fn: (current: StoredConnection | undefined) => Promise<T>) =>
+    storage.coordinator.withLock(sealedConnections.lock(env, id), fn, {
+      releaseInBackground: true,
+      read: () => store.get(env, id),
+    });
 
   /** Read-modify-write of one connection under its lock; the cache is dropped after the write. */
   const change = (env: string, pck: string, cid: string, edit: (s: StoredConnection) => StoredConnection) =>
-    storage.coordinator.withLock(
-      sealedConnections.lock(env, storedId(pck, cid)),
-      async () => {
-        const current = await store.get(env, storedId(pck, cid));
-        if (!current) notFound(pck, cid);
-        const next = await store.put(
-          env,
-          storedId(pck, cid),
-          { ...edit(current as StoredConnection), updated_at: new Date().toISOString() },
-          current,
-        );
-        cache.delete(cacheKey(env, pck, cid));
-        return open(env, next);
-      },
-      releasedAfter,
-    );
+    underLock(env, storedId(pck, cid), async (current) => {
+      if (!current) notFound(pck, cid);
+      const next = await store.put(
+        env,
+        storedId(pck, cid),
+        { ...edit(current as StoredConnection), updated_at: new Date().toISOString() },
+        current,
+      );
+      cache.delete(cacheKey(env, pck, cid));
+      return open(env, next);
+    });
 
   /**
    * Takes out entries a read found stale, each connection under its lock (then no write of it is
@@ -170,32 +172,27 @@ export function createConnectionService(deps: ConnectionServiceDeps): Connection
       }
       const cid = input.connection_id ?? randomUUID();
       const pck = input.provider_config_key;
-      const result = await storage.coordinator.withLock(
-        sealedConnections.lock(env, storedId(pck, cid)),
-        async () => {
-          const existing = await store.get(env, storedId(pck, cid));
-          const now = new Date().toISOString();
-          const stored: StoredConnection = {
-            connection_id: cid,
-            provider_config_key: pck,
-            provider: integration.provider,
-            credentials: cipher.seal(input.credentials),
-            auth_mode: input.credentials.type,
-            connection_config: input.connection_config ?? existing?.connection_config ?? {},
-            metadata: input.metadata ?? existing?.metadata ?? {},
-            end_user: input.end_user ?? existing?.end_user ?? null,
-            auth_problem: null,
-            created_at: existing?.created_at ?? now,
-            updated_at: now,
-          };
-          await store.put(env, storedId(pck, cid), stored, existing);
-          cache.delete(cacheKey(env, pck, cid));
-          // The credentials just sealed are at hand: no need to open them again.
-          const { order: _order, auth_mode: _mode, ...rest } = stored;
-          return { connection: { ...rest, environment: env, credentials: input.credentials }, created: !existing };
-        },
-        releasedAfter,
-      );
+      const result = await underLock(env, storedId(pck, cid), async (existing) => {
+        const now = new Date().toISOString();
+        const stored: StoredConnection = {
+          connection_id: cid,
+          provider_config_key: pck,
+          provider: integration.provider,
+          credentials: cipher.seal(input.credentials),
+          auth_mode: input.credentials.type,
+          connection_config: input.connection_config ?? existing?.connection_config ?? {},
+          metadata: input.metadata ?? existing?.metadata ?? {},
+          end_user: input.end_user ?? existing?.end_user ?? null,
+          auth_problem: null,
+          created_at: existing?.created_at ?? now,
+          updated_at: now,
+        };
+        await store.put(env, storedId(pck, cid), stored, existing);
+        cache.delete(cacheKey(env, pck, cid));
+        // The credentials just sealed are at hand: no need to open them again.
+        const { order: _order, auth_mode: _mode, ...rest } = stored;
+        return { connection: { ...rest, environment: env, credentials: input.credentials }, created: !existing };
+      });
       await events.publish({
         type: result.created ? 'connection.created' : 'connection.overridden',
         environment: env,

@@ -8,7 +8,7 @@ export interface Lease {
   renew(ttlMs: number): Promise<boolean>;
 }
 
-export interface LockOptions {
+export interface LockOptions<R = undefined> {
   /** The lock expires after this long even if never released (crash safety). Default 10 s. */
   ttlMs?: number;
   /** How long `withLock` waits for a held lock before giving up. Default 15 s. */
@@ -21,6 +21,14 @@ export interface LockOptions {
    * to expire at `ttlMs`, and does not fail work that was done. Default false.
    */
   releaseInBackground?: boolean;
+  /**
+   * What `fn` reads first (the value the lock protects); `fn` gets its answer. Where the
+   * coordinator `ordersReads`, the read is sent right behind the first attempt to take the lock,
+   * without waiting for the attempt's answer: one round trip less on a store across a network.
+   * Its answer is used only when that attempt took the lock; otherwise, and where the coordinator
+   * does not order reads, the read is sent once the lock is held.
+   */
+  read?: () => Promise<R>;
 }
 
 /**
@@ -31,10 +39,16 @@ export interface Coordinator {
   /** Takes the lock if it is free; `null` when someone else holds it. */
   tryLock(key: string, ttlMs: number): Promise<Lease | null>;
   /** Runs `fn` holding the lock, waiting for it if needed; throws `LockTimeoutError` past `waitMs`. */
-  withLock<T>(key: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
+  withLock<T, R = undefined>(key: string, fn: (read: R) => Promise<T>, options?: LockOptions<R>): Promise<T>;
   /** Atomically adds `by` (default 1) and returns the new value. */
   increment(key: string, by?: number): Promise<number>;
   close(): Promise<void>;
+  /**
+   * A store read sent after `tryLock` was called runs after that attempt: the lock and the store
+   * share one connection whose commands run in the order sent (Redis), or the lock is taken at
+   * the call (in process). Then a read under the lock may be sent without waiting for it (`read`).
+   */
+  readonly ordersReads?: boolean;
 }
 
 export class LockTimeoutError extends Error {
@@ -79,21 +93,28 @@ export function keepRenewed(lease: Lease, ttlMs: number, onLost: (reason: string
 }
 
 /** `withLock` on top of `tryLock`: polls with a short, growing pause. Shared by implementations. */
-export async function waitForLock<T>(
+export async function waitForLock<T, R = undefined>(
   tryLock: (key: string, ttlMs: number) => Promise<Lease | null>,
   key: string,
-  fn: () => Promise<T>,
-  options: LockOptions = {},
+  fn: (read: R) => Promise<T>,
+  options: LockOptions<R> = {},
+  ordersReads = false,
 ): Promise<T> {
   const ttlMs = options.ttlMs ?? 10_000;
   const deadline = Date.now() + (options.waitMs ?? 15_000);
+  const read = options.read ?? (async () => undefined as R);
   let pause = 5;
-  for (;;) {
-    const lease = await tryLock(key, ttlMs);
+  for (let first = true; ; first = false) {
+    const attempt = tryLock(key, ttlMs);
+    // Sent behind the first attempt, which usually takes the lock; dropped (its failure too) when
+    // it does not. A lock found held is read once it is taken: no read wasted per retry.
+    const early = first && ordersReads && options.read ? read() : undefined;
+    early?.catch(() => undefined);
+    const lease = await attempt;
     if (lease) {
       let result: T;
       try {
-        result = await fn();
+        result = await fn(await (early ?? read()));
       } catch (error) {
         await releaseAfter(lease, options);
         throw error;
@@ -107,7 +128,7 @@ export async function waitForLock<T>(
   }
 }
 
-function releaseAfter(lease: Lease, options: LockOptions): Promise<void> | undefined {
+function releaseAfter(lease: Lease, options: LockOptions<unknown>): Promise<void> | undefined {
   const released = lease.release();
   if (!options.releaseInBackground) return released;
   released.catch(() => undefined);

@@ -178,9 +178,11 @@ function guardCoordinator(coordinator: Coordinator, run: Run): Coordinator {
   return {
     tryLock,
     // The wait for a lock someone holds has its own bound (`waitMs`); each attempt has the store's.
-    withLock: (key, fn, lockOptions) => waitForLock(tryLock, key, fn, lockOptions),
+    withLock: (key, fn, lockOptions) => waitForLock(tryLock, key, fn, lockOptions, coordinator.ordersReads),
     increment: (key, by) => run('increment', () => coordinator.increment(key, by)),
     close: () => coordinator.close(),
+    // The attempt is begun when tryLock is called (`run` starts its work at once): the order holds.
+    ordersReads: coordinator.ordersReads === true,
   };
 }
 

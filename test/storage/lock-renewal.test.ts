@@ -67,3 +67,52 @@ t.test('a release that fails fails withLock, unless it was to happen in the back
     'the work’s own error, not the release’s',
   );
 });
+
+t.test("withLock's read: behind the first attempt where reads are ordered, after the lock elsewhere", async (t) => {
+  const lease: Lease = { renew: async () => true, release: async () => {} };
+  const steps: string[] = [];
+  /** Held by someone else at the first attempt, free at the second. */
+  const takenSecondTime = () => {
+    let attempts = 0;
+    return (): Promise<Lease | null> => {
+      const n = ++attempts;
+      steps.push(`attempt ${n}`);
+      return new Promise((resolve) =>
+        setImmediate(() => {
+          steps.push(`answer ${n}`);
+          resolve(n === 1 ? null : lease);
+        }),
+      );
+    };
+  };
+  let reads = 0;
+  const read = async () => {
+    const n = ++reads;
+    steps.push(`read ${n}`);
+    // The read behind the attempt that found the lock held fails: that must not matter.
+    if (n === 1) throw new Error('the store blinked');
+    return `value ${n}`;
+  };
+
+  const ordered = await waitForLock(takenSecondTime(), 'k', async (seen) => seen, { read }, true);
+  t.equal(ordered, 'value 2', 'the read made once the lock was taken, not the dropped one');
+  t.same(steps, ['attempt 1', 'read 1', 'answer 1', 'attempt 2', 'answer 2', 'read 2']);
+
+  steps.length = 0;
+  reads = 0;
+  const free = async () => {
+    steps.push('attempt');
+    await new Promise((resolve) => setImmediate(resolve));
+    steps.push('answer');
+    return lease;
+  };
+  t.equal(
+    await waitForLock(free, 'k', async (seen) => seen, { read: async () => (steps.push('read'), 'v') }, true),
+    'v',
+  );
+  t.same(steps, ['attempt', 'read', 'answer'], 'a free lock: the read went out before the answer came');
+
+  steps.length = 0;
+  t.equal(await waitForLock(free, 'k', async (seen) => seen, { read: async () => (steps.push('read'), 'v') }), 'v');
+  t.same(steps, ['attempt', 'answer', 'read'], 'reads not ordered: sent once the lock is held');
+});

@@ -39,7 +39,9 @@ export function createPostgresCoordinator(db: Db): Coordinator {
 
   return {
     tryLock,
-    withLock: <T>(key: string, fn: () => Promise<T>, options?: LockOptions) => waitForLock(tryLock, key, fn, options),
+    // A pool: a read may go out on another connection, ahead of the lock's statement (no ordersReads).
+    withLock: <T, R>(key: string, fn: (read: R) => Promise<T>, options?: LockOptions<R>) =>
+      waitForLock(tryLock, key, fn, options),
     async increment(key: string, by = 1) {
       const { rows } = await db.query<{ value: string }>(
         `INSERT INTO portico_counters (key, value) VALUES ($1, $2)
