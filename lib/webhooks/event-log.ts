@@ -56,8 +56,13 @@ export function createEventLog(storage: Storage, sequence: DeliverySequence, opt
       store: (event) =>
         inOrder(storage, [
           () => written,
-          () => kv.set(key(env, seq), { seq, ...event }),
-          ...(seq > options.retention ? [() => kv.delete(key(env, seq - options.retention))] : []),
+          // The event that leaves the kept window goes beside the new one, not after it: its
+          // number is out of the window once this one is taken, whether or not the event lands.
+          () =>
+            Promise.all([
+              kv.set(key(env, seq), { seq, ...event }),
+              seq > options.retention ? kv.delete(key(env, seq - options.retention)) : undefined,
+            ]),
         ]),
     };
   };

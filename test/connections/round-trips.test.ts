@@ -12,7 +12,9 @@ import { roundTripStore } from '../helpers/round-trip-store.js';
  * event's and the delivery's numbers one after the other (one more there): an import 10 on
  * memory and 11 on Redis, a change 5. The next looked the connection's own webhook URL up before
  * taking the numbers rather than with them (an import 9), and read the connection only once the
- * lock was taken rather than right behind the attempt (an import 8, a change 4).
+ * lock was taken rather than right behind the attempt (an import 8, a change 4), and, once the
+ * webhook history was full, dropped the event and the delivery that left it only after storing
+ * the new ones (two more: an import 9).
  */
 const cases: Array<{ name: string; open: (t: Test) => Promise<Storage | undefined>; import: number; change: number }> =
   [
@@ -44,7 +46,9 @@ for (const c of cases)
           await sleep(1);
         }
       })();
-      const gw = await startGateway(t, { storage: store.storage });
+      // A history of one: every event drops the one before it, as every event does once the
+      // history holds its `retention` (10,000 by default).
+      const gw = await startGateway(t, { storage: store.storage, webhooks: { retention: 1 } });
       await gw.call('POST', '/integrations', { body: { unique_key: 'stripe', provider: 'stripe' } });
       await gw.call('POST', '/connections', {
         body: {
