@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { createMemoryStorage } from '../../adapters/storage/index.js';
+import { createMemoryStorage, createPostgresStorage } from '../../adapters/storage/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { startGateway } from '../helpers/gateway.js';
+import { postgresSchema, requirePostgres } from '../helpers/postgres.js';
 import { redisStorageFor } from '../helpers/redis.js';
 import { roundTripStore } from '../helpers/round-trip-store.js';
 
@@ -29,6 +30,18 @@ const cases: Array<{ name: string; open: (t: Test) => Promise<Storage | undefine
       change: 3,
     },
     { name: 'Redis', open: (t) => redisStorageFor(t, 'round-trips'), import: 7, change: 3 },
+    {
+      // A pool: the connection is read once its lock is taken (no `ordersReads`), one round trip more.
+      name: 'PostgreSQL',
+      open: async (t) => {
+        if (!(await requirePostgres(t))) return undefined;
+        const storage = createPostgresStorage({ url: postgresSchema(t, 'round-trips').url });
+        t.teardown(() => storage.close());
+        return storage;
+      },
+      import: 8,
+      change: 4,
+    },
   ];
 
 for (const c of cases)
