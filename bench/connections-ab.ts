@@ -23,17 +23,32 @@ import { call, connection, expectOk, secretKey } from './connections-load.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('connections-ab', {
-  a: { type: 'string' },
-  b: { type: 'string' },
-  rounds: { type: 'string', default: '10' },
-  slice: { type: 'string', default: '1000' },
-  store: { type: 'string', default: 'sqlite' },
-  'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
-  'seed-a': { type: 'string' },
-  'seed-b': { type: 'string' },
-  from: { type: 'string', default: '0' },
-  /** A's port; B's is the next one. */
-  port: { type: 'string', default: '39101' },
+  a: { type: 'string', help: "build A's dist folder, the baseline (required)" },
+  b: { type: 'string', help: "build B's dist folder, compared with A (required)" },
+  rounds: {
+    type: 'string',
+    default: '10',
+    help: 'measured rounds of one slice per build, the order flipped every round (after a warm-up slice each)',
+  },
+  slice: { type: 'string', default: '1000', help: 'imports per slice, 16 in flight' },
+  store: {
+    type: 'string',
+    default: 'sqlite',
+    help: "both servers' store: sqlite (a file in a temporary folder) or redis",
+  },
+  'redis-url': {
+    type: 'string',
+    default: 'redis://127.0.0.1:6379/12',
+    help: "with --store redis: A's database, B gets the next one; both emptied before and after",
+  },
+  'seed-a': { type: 'string', help: 'SQLite file A starts from (copied), already holding --from connections' },
+  'seed-b': { type: 'string', help: 'SQLite file B starts from (copied), already holding --from connections' },
+  from: {
+    type: 'string',
+    default: '0',
+    help: 'connections the seeded stores already hold: imports start at conn-<from>',
+  },
+  port: { type: 'string', default: '39101', help: "A's HTTP port on 127.0.0.1; B's is the next one" },
 });
 if (!args.a || !args.b) throw new Error('--a and --b: the dist folders of the two builds');
 const ROUNDS = Number(args.rounds);

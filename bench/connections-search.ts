@@ -24,10 +24,22 @@ import { call, expectOk, secretKey } from './connections-load.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:connections-search', {
-  n: { type: 'string', default: '100000' },
-  stores: { type: 'string', default: 'sqlite,redis' },
-  samples: { type: 'string', default: '200' },
-  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  n: {
+    type: 'string',
+    default: '100000',
+    help: "connections written to the store in the previous version's layout (no HTTP import)",
+  },
+  stores: {
+    type: 'string',
+    default: 'sqlite,redis',
+    help: 'stores run one after another, comma-separated: sqlite, redis',
+  },
+  samples: { type: 'string', default: '200', help: 'timed calls per latency figure' },
+  'redis-url': {
+    type: 'string',
+    default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    help: 'the Redis of --stores redis, keys under a prefix of their own, removed after (REDIS_URL sets the default)',
+  },
 });
 const N = Number(args.n);
 const SAMPLES = Number(args.samples);

@@ -35,20 +35,61 @@ import { call, connection, createLoad, expectOk, secretKey, type Load } from './
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:connections', {
-  n: { type: 'string', default: '1000000' },
-  stores: { type: 'string', default: 'sqlite,redis' },
-  'in-flight': { type: 'string', default: '16' },
-  client: { type: 'string', default: 'process' },
-  'page-reader': { type: 'string', default: 'on' },
-  rounds: { type: 'string', default: '4' },
-  samples: { type: 'string', default: '200' },
-  batched: { type: 'string', default: '10000' },
-  logs: { type: 'string', default: 'file' },
-  checkpoints: { type: 'string', default: 'worker' },
-  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  n: {
+    type: 'string',
+    default: '1000000',
+    help: 'connections imported through HTTP, one per request; measured at 1,000, 100,000, 1,000,000 (those below n) and n',
+  },
+  stores: {
+    type: 'string',
+    default: 'sqlite,redis',
+    help: 'stores run one after another, comma-separated: sqlite, redis, postgres',
+  },
+  'in-flight': { type: 'string', default: '16', help: 'imports sent at once by the client' },
+  client: {
+    type: 'string',
+    default: 'process',
+    help: "where the importing and listing client runs: process (its own) or inline (the gateway's process)",
+  },
+  'page-reader': {
+    type: 'string',
+    default: 'on',
+    help: "SQLite's and Redis's list pages read on a worker thread (on), on the gateway's thread (off), or both compared in rounds (ab)",
+  },
+  rounds: {
+    type: 'string',
+    default: '4',
+    help: 'with --page-reader ab: rounds at each size, each with the reader off and on',
+  },
+  samples: {
+    type: 'string',
+    default: '200',
+    help: 'timed calls per latency figure (twice as many for the proxied call)',
+  },
+  batched: {
+    type: 'string',
+    default: '10000',
+    help: 'connections then imported through the service, 256 at a time (0 skips)',
+  },
+  logs: {
+    type: 'string',
+    default: 'file',
+    help: "the gateway's request log: file (one line per request, to a temporary file) or off",
+  },
+  checkpoints: {
+    type: 'string',
+    default: 'worker',
+    help: "SQLite's WAL checkpoints: worker (on a worker thread) or inline (after a commit, on the gateway's thread)",
+  },
+  'redis-url': {
+    type: 'string',
+    default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    help: 'the Redis of --stores redis, keys under a prefix of their own, removed after (REDIS_URL sets the default)',
+  },
   'postgres-url': {
     type: 'string',
     default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    help: 'the PostgreSQL of --stores postgres, in a schema of its own, dropped after (POSTGRES_URL sets the default)',
   },
 });
 const N = Number(args.n);

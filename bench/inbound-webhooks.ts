@@ -21,8 +21,12 @@ import { createLogger } from '../lib/http/logger.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('inbound-webhooks', {
-  posts: { type: 'string', default: '20' },
-  size: { type: 'string', default: '20' },
+  posts: {
+    type: 'string',
+    default: '20',
+    help: 'concurrent webhook posts of each kind (wrong signature, none, unknown integration)',
+  },
+  size: { type: 'string', default: '20', help: 'body size of each post, in MiB' },
 });
 const POSTS = Number(args.posts);
 const SIZE = Number(args.size) * 1024 * 1024;

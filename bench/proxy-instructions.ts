@@ -27,11 +27,23 @@ import { startUpstream } from './proxy/upstream.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:instructions', {
-  calls: { type: 'string', default: '3000' },
-  windows: { type: 'string', default: '3' },
-  warmup: { type: 'string', default: '8000' },
-  modes: { type: 'string', default: 'api-key,oauth2,app' },
-  rows: { type: 'string', default: 'bare,standalone,logs-off,metrics' },
+  calls: { type: 'string', default: '3000', help: 'proxied calls per counted window, four at a time' },
+  windows: {
+    type: 'string',
+    default: '3',
+    help: 'windows counted per row and auth mode; the median is printed, with the range',
+  },
+  warmup: {
+    type: 'string',
+    default: '8000',
+    help: 'calls per auth mode before counting, so the code is optimized',
+  },
+  modes: { type: 'string', default: 'api-key,oauth2,app', help: 'auth modes, comma-separated: api-key, oauth2, app' },
+  rows: {
+    type: 'string',
+    default: 'bare,standalone,logs-off,metrics',
+    help: 'processes measured, comma-separated: bare, standalone, logs-off (log level warn), metrics',
+  },
 });
 const CALLS = Number(args.calls);
 const WINDOWS = Math.max(1, Number(args.windows));

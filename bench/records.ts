@@ -24,15 +24,28 @@ import type { Storage } from '../lib/storage/index.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:records', {
-  records: { type: 'string', default: '1000000' },
-  batch: { type: 'string', default: '10000' },
-  stores: { type: 'string', default: 'memory,redis' },
-  samples: { type: 'string', default: '300' },
-  'churn-rounds': { type: 'string', default: '10' },
-  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  records: { type: 'string', default: '1000000', help: 'records saved into one stream, about 250 bytes of JSON each' },
+  batch: { type: 'string', default: '10000', help: 'records per batchSave call, at ingest and in the re-saves' },
+  stores: {
+    type: 'string',
+    default: 'memory,redis',
+    help: 'stores run one after another, comma-separated: memory, redis, postgres',
+  },
+  samples: { type: 'string', default: '300', help: 'timed calls per page-of-100 latency figure' },
+  'churn-rounds': {
+    type: 'string',
+    default: '10',
+    help: 'memory store only: rounds of 10% re-saves before compaction and the memory figures',
+  },
+  'redis-url': {
+    type: 'string',
+    default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    help: 'the Redis of --stores redis, keys under a prefix of their own, removed after (REDIS_URL sets the default)',
+  },
   'postgres-url': {
     type: 'string',
     default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    help: 'the PostgreSQL of --stores postgres, in a schema of its own, dropped after (POSTGRES_URL sets the default)',
   },
 });
 const N = Number(args.records);

@@ -22,10 +22,14 @@ import { createWorkerPool } from '../lib/scripts/runtime/pool.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:scripts', {
-  requests: { type: 'string', default: '3000' },
-  concurrency: { type: 'string', default: '16' },
-  runs: { type: 'string', default: '200' },
-  nice: { type: 'string', default: '10' },
+  requests: { type: 'string', default: '3000', help: 'proxied calls per throughput figure' },
+  concurrency: { type: 'string', default: '16', help: 'proxied calls in flight at once' },
+  runs: {
+    type: 'string',
+    default: '200',
+    help: 'action runs on the warm pool and through POST /action/trigger (at most 50 on new runtimes)',
+  },
+  nice: { type: 'string', default: '10', help: 'Linux nice value of the script processes, 0 to 19' },
 });
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);

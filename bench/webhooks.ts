@@ -25,11 +25,23 @@ import type { Storage } from '../lib/storage/index.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs('bench:webhooks', {
-  events: { type: 'string', default: '5000' },
-  stores: { type: 'string', default: 'memory,sqlite,redis' },
-  concurrency: { type: 'string', default: '20' },
-  senders: { type: 'string', default: '50' },
-  'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+  events: { type: 'string', default: '5000', help: 'events sent and delivered per store' },
+  stores: {
+    type: 'string',
+    default: 'memory,sqlite,redis',
+    help: 'stores run one after another, comma-separated: memory, sqlite, redis (redis skipped if nothing answers at --redis-url)',
+  },
+  concurrency: {
+    type: 'string',
+    default: '20',
+    help: "delivery attempts in flight per gateway (the gateway's default)",
+  },
+  senders: { type: 'string', default: '50', help: 'concurrent webhooks.send() callers' },
+  'redis-url': {
+    type: 'string',
+    default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    help: 'the Redis of --stores redis, keys under a prefix of their own, removed after (REDIS_URL sets the default)',
+  },
 });
 const N = Number(args.events);
 const CONCURRENCY = Number(args.concurrency);
