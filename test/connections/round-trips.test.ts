@@ -54,7 +54,7 @@ for (const c of cases)
       let pumping = true;
       const pump = (async () => {
         while (pumping) {
-          store.round();
+          await store.round();
           await sleep(1);
         }
       })();
@@ -72,17 +72,26 @@ for (const c of cases)
       pumping = false;
       await pump;
 
-      /** Sends a call and answers the store's commands a round at a time until the call is answered. */
+      /**
+       * Sends a call and answers the store's commands a round at a time until the call is answered.
+       * A round waits for the store underneath to answer, so a slow real store adds none. A lock's
+       * release sent without waiting for it (as a write's is) is answered only if the call is still
+       * unanswered a second later: on a loaded machine the answer may take longer than a round's
+       * wait to cross the socket, and its release is not a round the caller waited for.
+       */
       const roundsOf = async (send: () => Promise<{ status: number; text: string }>) => {
         let answer: { status: number; text: string } | undefined;
         const sent = send().then((a) => (answer = a));
+        const answeredWithin = (ms: number) => Promise.race([sent.then(() => true), sleep(ms).then(() => false)]);
         let rounds = 0;
         while (!answer) {
           // Long enough for the gateway to send whatever it sends before it waits for an answer.
           await sleep(15);
           if (answer) break;
-          if (store.pending() > 0) {
-            store.round();
+          const waitedFor =
+            store.pendingBesidesReleases() > 0 || (store.pending() > 0 && !(await answeredWithin(1_000)));
+          if (waitedFor) {
+            await store.round();
             rounds++;
           }
         }

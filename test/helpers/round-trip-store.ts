@@ -8,8 +8,18 @@ export interface RoundTripStore {
   storage: Storage;
   /** Commands sent and not yet answered. */
   pending(): number;
-  /** Answers every command sent so far: one round trip of a store across a network. */
-  round(): void;
+  /** Of those, the ones that are not a lock's release (a caller may send a release and not wait for it). */
+  pendingBesidesReleases(): number;
+  /**
+   * Answers every command sent so far: one round trip of a store across a network. Settles once
+   * the store underneath has answered them all (a real store takes its own time to answer).
+   */
+  round(): Promise<void>;
+}
+
+interface Queued {
+  release: boolean;
+  run: () => Promise<void>;
 }
 
 /**
@@ -18,11 +28,20 @@ export interface RoundTripStore {
  * other's answers take one each. Counting rounds counts what a distant store adds to a request.
  */
 export function roundTripStore(base: Storage): RoundTripStore {
-  let queued: Array<() => void> = [];
+  let queued: Queued[] = [];
   const later =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>, release = false) =>
     (...args: A): Promise<R> =>
-      new Promise<R>((resolve, reject) => queued.push(() => void fn(...args).then(resolve, reject)));
+      new Promise<R>((resolve, reject) =>
+        queued.push({
+          release,
+          run: () =>
+            fn(...args).then(
+              (value) => resolve(value),
+              (error: unknown) => reject(error),
+            ),
+        }),
+      );
   const wrap = <O extends object>(target: O, methods: Set<string>): O =>
     new Proxy(target, {
       get(object, property, receiver) {
@@ -32,7 +51,7 @@ export function roundTripStore(base: Storage): RoundTripStore {
       },
     });
   const lease = (held: Lease): Lease => ({
-    release: later(() => held.release()),
+    release: later(() => held.release(), true),
     renew: later((ms) => held.renew(ms)),
   });
   const storage: Storage = {
@@ -51,10 +70,11 @@ export function roundTripStore(base: Storage): RoundTripStore {
   return {
     storage,
     pending: () => queued.length,
-    round() {
+    pendingBesidesReleases: () => queued.filter((q) => !q.release).length,
+    async round() {
       const now = queued;
       queued = [];
-      for (const answer of now) answer();
+      await Promise.all(now.map((q) => q.run()));
     },
   };
 }
