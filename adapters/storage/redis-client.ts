@@ -73,3 +73,18 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   client.on('error', options.onError);
   return client;
 }
+
+/** Runs a script by its digest, sending it whole only when the server does not know it yet (after a restart, say). */
+export async function evalCached(
+  client: RedisClient,
+  script: string,
+  sha: string,
+  options: { keys: string[]; arguments: string[] },
+) {
+  try {
+    return await client.evalSha(sha, options);
+  } catch (error) {
+    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+    return client.eval(script, options);
+  }
+}

@@ -9,6 +9,7 @@ import { redisInventory } from './inventory/redis.js';
 import { createRedisOrderedIndexes } from './ordered/redis.js';
 import { createBullmqQueue } from './queue/bullmq-queue.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
+import { createRedisListedWrite } from './redis-listed.js';
 import { createRedisPageReader, valueNamespace } from './redis-reader/index.js';
 import type { PageReaderLimits } from './page-worker/reader.js';
 
@@ -109,6 +110,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
     },
     coordinator,
     index,
+    writeListed: createRedisListedWrite(client, prefix),
     pages,
     // BullMQ opens its own connections (blocking reads need one of their own).
     queue: (name, queueOptions) => createBullmqQueue(name, { ...queueOptions, url: options.url, prefix }),

@@ -2,7 +2,7 @@ import { keyedEntryId, splitKeyedEntry, type KeyedEntry, type KeyedHit } from '.
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
 import { collectPage, type PageText, type ValueView } from './page-reader.js';
 import { inOrder } from './in-order.js';
-import type { Storage } from './storage.js';
+import type { ListedWrite, Storage } from './storage.js';
 
 /** Every value of a scope is in its `all` list; `lists` names the others it belongs to. */
 export const allList = 'all';
@@ -116,6 +116,18 @@ export function createCollection<T extends { order?: number | undefined }>(
   const layout = storage.keyv<number>('storage-layout');
   const relisted = storage.keyv<{ version: number; after?: IndexPosition }>('storage-relisted');
   const scoped = (scope: string) => (e: Entry) => ({ ...e, list: listKey(scope, e.list) });
+  /** A value and its entries (lists scoped): in one round trip where the storage can, else one after the other. */
+  const writeListed = async (write: ListedWrite): Promise<boolean> => {
+    if (storage.writeListed) return storage.writeListed(write);
+    let existed = true;
+    const { key: at, value } = write;
+    await inOrder(storage, [
+      ...(write.add.length > 0 ? [() => index.addMany(write.add)] : []),
+      value === undefined ? async () => (existed = await values.delete(at)) : () => values.set(at, value as T),
+      ...write.remove.map((e) => () => index.remove(e.list, e.id)),
+    ]);
+    return existed;
+  };
 
   const collection: Collection<T> = {
     async get(scope, id) {
@@ -136,23 +148,20 @@ export function createCollection<T extends { order?: number | undefined }>(
       const added = after.filter((e) => had.get(tag(e)) !== e.order);
       const kept = new Set(after.map(tag));
       const gone = before.filter((e) => !kept.has(tag(e)));
-      await inOrder(storage, [
-        ...(added.length > 0 ? [() => index.addMany(added.map(scoped(scope)))] : []),
-        () => values.set(key(scope, id), stored),
-        ...gone.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
-      ]);
+      await writeListed({
+        namespace: name,
+        key: key(scope, id),
+        value: stored,
+        add: added.map(scoped(scope)),
+        remove: gone.map(scoped(scope)),
+      });
       return stored;
     },
     async delete(scope, id, previous, lists = [], keys = []) {
-      let existed = false;
       const entries = previous
         ? entriesOf(previous, id, 0)
         : [...[allList, ...lists].map((list) => ({ list, id, order: 0 })), ...keyedEntries(keys, id)];
-      await inOrder(storage, [
-        async () => (existed = await values.delete(key(scope, id))),
-        ...entries.map((e) => () => index.remove(listKey(scope, e.list), e.id)),
-      ]);
-      return existed;
+      return writeListed({ namespace: name, key: key(scope, id), add: [], remove: entries.map(scoped(scope)) });
     },
     async dropStale(scope, id, entries) {
       const value = await collection.get(scope, id);

@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import type Keyv from 'keyv';
 import type { QueueOptions } from '../queue/index.js';
-import type { Storage } from './storage.js';
+import type { ListedWrite, Storage } from './storage.js';
 
 /** `portico:storage:error` on `node:diagnostics_channel`: a store operation failed (the caller gets the error too). */
 export const storageChannels = {
@@ -18,10 +18,15 @@ export interface StorageErrorEvent {
 /**
  * The same storage, with one `error` listener on each of its Keyv namespaces that publishes a
  * `portico:storage:error` event. Keyv emits the error and (with `throwOnErrors`) throws it too,
- * so callers still see every failure; this only makes them countable.
+ * so callers still see every failure; this only makes them countable. A value written with its
+ * index entries (`writeListed`) counts as its namespace's, as a Keyv write does.
  */
 export function observeStorage(storage: Storage): Storage {
   const observed = new WeakSet<Keyv>();
+  const failed = (namespace: string) => {
+    if (storageChannels.error.hasSubscribers) storageChannels.error.publish({ kind: storage.kind, namespace });
+  };
+  const { writeListed } = storage;
   return Object.freeze({
     kind: storage.kind,
     shared: storage.shared,
@@ -30,13 +35,19 @@ export function observeStorage(storage: Storage): Storage {
     queue: <T>(name: string, options?: QueueOptions) => storage.queue<T>(name, options),
     index: (namespace: string) => storage.index(namespace),
     pages: storage.pages,
+    // A value written with its entries in one command: counted as a failure of its namespace, as Keyv's are.
+    writeListed:
+      writeListed &&
+      ((write: ListedWrite) =>
+        writeListed(write).catch((error: unknown) => {
+          failed(write.namespace);
+          throw error;
+        })),
     keyv<T = unknown>(namespace: string): Keyv<T> {
       const keyv = storage.keyv<T>(namespace);
       if (!observed.has(keyv)) {
         observed.add(keyv);
-        keyv.on('error', () => {
-          if (storageChannels.error.hasSubscribers) storageChannels.error.publish({ kind: storage.kind, namespace });
-        });
+        keyv.on('error', () => failed(namespace));
       }
       return keyv;
     },

@@ -87,6 +87,7 @@ export function guardStorage(storage: Storage, options: StoreGuardOptions): Stor
       }
       return guarded;
     },
+    writeListed: storage.writeListed && guardWriteListed(storage.writeListed, run),
     // A page reader bounds its own reads, and its first waits for its thread to start: the
     // guard's bound here is a backstop, and what fails still reaches the caller as a 503. Pages
     // are read from the same store: a failed one makes the next commands probes, and the reverse.
@@ -158,6 +159,10 @@ function guardMethods<O extends object>(target: O, methods: ReadonlySet<string>,
       return method;
     },
   });
+}
+
+function guardWriteListed(write: NonNullable<Storage['writeListed']>, run: Run): Storage['writeListed'] {
+  return (listed) => run(`listed ${listed.namespace}.write`, () => write(listed));
 }
 
 function guardPages(pages: PageReader, run: Run): PageReader {

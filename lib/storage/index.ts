@@ -1,4 +1,4 @@
-export type { IndexEntry, Storage, StorageInventory } from './storage.js';
+export type { IndexEntry, ListedWrite, Storage, StorageInventory } from './storage.js';
 export { inOrder } from './in-order.js';
 export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
 export { createReadCache, defaultCacheGraceMs, type ReadCache } from './read-cache.js';

@@ -58,6 +58,7 @@ export function roundTripStore(base: Storage): RoundTripStore {
     ...base,
     keyv: (namespace) => wrap(base.keyv(namespace), keyvMethods),
     index: (namespace) => wrap(base.index(namespace), indexMethods),
+    writeListed: base.writeListed && later(base.writeListed),
     coordinator: {
       ...base.coordinator,
       tryLock: later(async (key: string, ttlMs: number) => {

@@ -3,6 +3,7 @@ import { devKey, prodKey } from '../helpers/gateway.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { importConnection, receiver, waitFor, withStripe } from '../webhooks/helpers.js';
 import { startGateway } from '../helpers/gateway.js';
+import { createClient } from '@keyv/redis';
 import { createRedisStorage } from '../../adapters/storage/index.js';
 import { createCachedReading } from '../../lib/telemetry/cached-reading.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
@@ -204,3 +205,29 @@ t.test(
     t.ok(Date.now() - started < 1_000, 'after the read deadline');
   },
 );
+
+t.test('store errors are counted by back end and namespace, a connection written with its lists too', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('metrics-store-errors');
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  const raw = createClient({ url: redisUrl });
+  raw.on('error', () => {});
+  await raw.connect();
+  t.teardown(async () => {
+    await raw.close();
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  const gw = await startGateway(t, { storage, metrics: { token: metricsToken, processMetrics: false } });
+  await withStripe(gw);
+  // The environment's list of every connection is not a sorted set: the connection's write is refused.
+  await raw.set(`${prefix}idx:connections:dev\u001fall`, 'not a list');
+  const res = await gw.call('POST', '/connections', {
+    body: { provider_config_key: 'stripe', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: 'sk_1' } },
+  });
+  t.equal(res.status, 503, res.text);
+  t.equal(res.json.error.code, 'store_unavailable');
+  t.notMatch(res.text, /WRONGTYPE/, 'the store’s own words stay inside');
+  const text = (await scrape(gw.url)).text;
+  t.equal(sample(text, 'portico_store_errors_total', { kind: 'redis', namespace: 'connections' }), 1);
+});

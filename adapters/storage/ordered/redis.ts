@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IndexPosition, OrderedIndex } from '../../../lib/storage/index.js';
-import type { RedisClient } from '../redis-client.js';
+import { evalCached, type RedisClient } from '../redis-client.js';
 
 /**
  * A page after a cursor in one round trip: from the cursor's rank when it is still where the
@@ -30,14 +30,12 @@ if rev then return redis.call('ZREVRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '-inf
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '+inf', 'WITHSCORES', 'LIMIT', 0, limit)`;
 
 /**
- * Several lists' entries in one command: KEYS are the lists' sorted sets, ARGV for each key its
- * number of entries then its (score, member) pairs. A `ZADD` per 256 pairs keeps the arguments
- * of one call within Lua's stack. One command for an import's entries (five lists, the search
- * list with several members) instead of one per list; atomic, as any script.
+ * Lua that adds several lists' entries: for each of KEYS[first..last], the ARGV at `at` is its
+ * number of entries, then come its (score, member) pairs. A `ZADD` per 256 pairs keeps the
+ * arguments of one call within Lua's stack. Leaves `at` on the argument after the last pair.
  */
-const ADD_MANY_SCRIPT = `
-local at = 1
-for _, key in ipairs(KEYS) do
+export const zaddListsLua = (first: string, last: string) => `
+for i = ${first}, ${last} do
   local n = tonumber(ARGV[at])
   at = at + 1
   local j = 0
@@ -51,31 +49,46 @@ for _, key in ipairs(KEYS) do
       k = k + 2
       j = j + 1
     end
-    redis.call('ZADD', key, unpack(args))
+    redis.call('ZADD', KEYS[i], unpack(args))
   end
-end
+end`;
+
+/**
+ * Several lists' entries in one command: one for an import's entries (five lists, the search list
+ * with several members) instead of one per list; atomic, as any script.
+ */
+const ADD_MANY_SCRIPT = `local at = 1${zaddListsLua('1', '#KEYS')}
 return #KEYS`;
 const ADD_MANY_SHA = createHash('sha1').update(ADD_MANY_SCRIPT).digest('hex');
 
-/** Runs a script by its digest, sending it whole only when the server does not know it yet (after a restart, say). */
-async function evalCached(
-  client: RedisClient,
-  script: string,
-  sha: string,
-  options: { keys: string[]; arguments: string[] },
+/** The sorted set of a list: `<prefix>idx:<namespace>:<list>`. */
+export const indexKey = (prefix: string, namespace: string, list: string) => `${prefix}idx:${namespace}:${list}`;
+
+/** Entries grouped by list, as `zaddListsLua` reads them: the lists' keys, and per list its count then its pairs. */
+export function zaddArguments(
+  prefix: string,
+  namespace: string,
+  entries: readonly ({ list: string } & IndexPosition)[],
 ) {
-  try {
-    return await client.evalSha(sha, options);
-  } catch (error) {
-    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-    return client.eval(script, options);
+  const byList = new Map<string, string[]>();
+  for (const e of entries) {
+    const members = byList.get(e.list) ?? [];
+    members.push(String(e.order), e.id);
+    byList.set(e.list, members);
   }
+  const keys: string[] = [];
+  const args: string[] = [];
+  for (const [list, members] of byList) {
+    keys.push(indexKey(prefix, namespace, list));
+    args.push(String(members.length / 2), ...members);
+  }
+  return { keys, args };
 }
 
 /** Ordered lists as sorted sets: `<prefix>idx:<namespace>:<list>`, the order as score, the id as member. */
 export function createRedisOrderedIndexes(client: RedisClient, prefix: string): (namespace: string) => OrderedIndex {
   return (namespace) => {
-    const key = (list: string) => `${prefix}idx:${namespace}:${list}`;
+    const key = (list: string) => indexKey(prefix, namespace, list);
     const positions = (reply: unknown): IndexPosition[] => {
       const flat = reply as string[];
       const out: IndexPosition[] = [];
@@ -88,18 +101,7 @@ export function createRedisOrderedIndexes(client: RedisClient, prefix: string): 
       },
       async addMany(entries) {
         if (entries.length === 0) return;
-        const byList = new Map<string, string[]>();
-        for (const e of entries) {
-          const members = byList.get(e.list) ?? [];
-          members.push(String(e.order), e.id);
-          byList.set(e.list, members);
-        }
-        const keys: string[] = [];
-        const args: string[] = [];
-        for (const [list, members] of byList) {
-          keys.push(key(list));
-          args.push(String(members.length / 2), ...members);
-        }
+        const { keys, args } = zaddArguments(prefix, namespace, entries);
         await evalCached(client, ADD_MANY_SCRIPT, ADD_MANY_SHA, { keys, arguments: args });
       },
       async remove(list, id) {

@@ -1,0 +1,70 @@
+import t from 'tap';
+import { createClient } from '@keyv/redis';
+import { createRedisStorage } from '../../adapters/storage/index.js';
+import { createCollection } from '../../lib/storage/index.js';
+import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+
+type Thing = { name: string; tag: string; order?: number };
+
+/** A value and its index entries are one script on Redis (`writeListed`): what Keyv and the lists then show. */
+t.test('Redis: a value written with its entries reads back through Keyv and is listed where it belongs', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('redis-listed');
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  t.teardown(async () => {
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  t.ok(storage.writeListed, 'the Redis storage writes a value with its entries in one command');
+  const things = createCollection<Thing>(storage, 'things', { lists: (v) => [`tag:${v.tag}`] });
+  const names = async (list: string) => (await things.page('s', list, 10)).map((p) => p.id);
+
+  // Text Keyv escapes (a string that begins with ':') comes back as it went in.
+  const first = await things.put('s', 'a', { name: ':colon', tag: 'red' }, undefined);
+  t.same(await things.get('s', 'a'), first, 'Keyv reads the value back');
+  t.same(await storage.keyv('things').get('s\u001fa'), first, 'through the namespace Keyv, too');
+  t.same(await names('all'), ['a']);
+  t.same(await names('tag:red'), ['a']);
+
+  // A change moves it between lists and keeps its place in `all`.
+  await things.put('s', 'b', { name: 'b', tag: 'red' }, undefined);
+  const moved = await things.put('s', 'a', { name: 'a2', tag: 'blue' }, first);
+  t.equal(moved.order, first.order, 'its order kept');
+  t.same(await names('all'), ['a', 'b']);
+  t.same(await names('tag:red'), ['b'], 'out of the list it left');
+  t.same(await names('tag:blue'), ['a'], 'in the one it joined');
+
+  t.equal(await things.delete('s', 'a', moved), true, 'a deletion finds the value');
+  t.equal(await things.get('s', 'a'), undefined);
+  t.same(await names('all'), ['b']);
+  t.same(await names('tag:blue'), []);
+  t.equal(await things.delete('s', 'a', undefined, ['tag:blue']), false, 'and then nothing to delete');
+});
+
+t.test('Redis: an entry that cannot be written stops the write before its value', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('redis-listed');
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  const raw = createClient({ url: redisUrl });
+  raw.on('error', () => {});
+  await raw.connect();
+  t.teardown(async () => {
+    await raw.close();
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  const things = createCollection<Thing>(storage, 'things', { lists: (v) => [`tag:${v.tag}`] });
+  const before = await things.put('s', 'a', { name: 'a', tag: 'red' }, undefined);
+  // Not a sorted set: ZADD to it fails (WRONGTYPE), as any refused command would.
+  await raw.set(`${prefix}idx:things:s\u001ftag:blue`, 'not a list');
+
+  await t.rejects(things.put('s', 'a', { name: 'a2', tag: 'blue' }, before), /WRONGTYPE/);
+  t.same(await things.get('s', 'a'), before, 'the value is the one before');
+  t.same(
+    (await things.page('s', 'tag:red', 10)).map((p) => p.id),
+    ['a'],
+    'still listed where it was',
+  );
+  await t.rejects(things.put('s', 'n', { name: 'n', tag: 'blue' }, undefined), /WRONGTYPE/);
+  t.equal(await things.get('s', 'n'), undefined, 'a new value is not written at all');
+});
