@@ -6,11 +6,13 @@
  * machine the CPU per import and the per-round ratio say more than the rates.
  *
  *   npm run build && node dist/bench/connections-ab.js --a /path/to/other/dist --b dist [--rounds 10] [--slice 1000] [--store sqlite|redis]
- *     [--seed-a a.db --seed-b b.db --from n] [--port 39101]
+ *     [--store-delay-ms 0.5] [--seed-a a.db --seed-b b.db --from n] [--port 39101]
  *
  * `--a` / `--b`: a build's `dist` folder (e.g. `git archive <commit> | tar -x` elsewhere, then
  * `npm run build` there). With `--store redis`, `--redis-url` names a database the bench may fill
  * (emptied before and after; default redis://127.0.0.1:6379/12 and the next database for B).
+ * `--store-delay-ms`: both servers reach Redis through a relay that holds each chunk that long
+ * each way, as a store across a network would: what a round trip less is worth there.
  * `--seed-a` / `--seed-b` (SQLite): each side starts on a copy of that store, already holding
  * conn-0 … conn-(n-1) (`--from n`), so its imports are measured at that size.
  */
@@ -21,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { call, connection, expectOk, secretKey } from './connections-load.js';
 import { benchArgs } from './args.js';
+import { startDelayRelay, type DelayRelay } from './delay-relay.js';
 
 const args = benchArgs('connections-ab', {
   a: { type: 'string', help: "build A's dist folder, the baseline (required)" },
@@ -40,6 +43,11 @@ const args = benchArgs('connections-ab', {
     type: 'string',
     default: 'redis://127.0.0.1:6379/12',
     help: "with --store redis: A's database, B gets the next one; both emptied before and after",
+  },
+  'store-delay-ms': {
+    type: 'string',
+    default: '0',
+    help: 'with --store redis: ms each way of a relay between the servers and Redis, as across a network (0: direct)',
   },
   'seed-a': { type: 'string', help: 'SQLite file A starts from (copied), already holding --from connections' },
   'seed-b': { type: 'string', help: 'SQLite file B starts from (copied), already holding --from connections' },
@@ -109,9 +117,17 @@ async function emptyRedis(url: string) {
   await client.close();
 }
 
+/** The servers' way to Redis: direct, or through `--store-delay-ms`'s relay. */
+let relay: DelayRelay | undefined;
+const serverRedisUrl = (name: string) => {
+  const url = new URL(redisUrl(name));
+  if (relay) url.port = String(relay.port);
+  return url.toString();
+};
+
 async function start(name: string, dist: string, port: number, dir: string): Promise<Side> {
-  const storeUrl = args.store === 'redis' ? redisUrl(name) : `sqlite://${join(dir, `${name}.db`)}`;
-  if (args.store === 'redis') await emptyRedis(storeUrl);
+  const storeUrl = args.store === 'redis' ? serverRedisUrl(name) : `sqlite://${join(dir, `${name}.db`)}`;
+  if (args.store === 'redis') await emptyRedis(redisUrl(name));
   const seed = name === 'A' ? args['seed-a'] : args['seed-b'];
   if (seed) copyFileSync(seed, join(dir, `${name}.db`));
   const child = spawn(process.execPath, [resolve(dist, 'adapters/standalone/main.js')], {
@@ -184,6 +200,11 @@ const dir = mkdtempSync(join(tmpdir(), 'portico-ab-'));
 const sides: Side[] = [];
 try {
   const port = Number(args.port);
+  const delayMs = Number(args['store-delay-ms']);
+  if (args.store === 'redis' && delayMs > 0) {
+    const direct = new URL(redisUrl('A'));
+    relay = await startDelayRelay({ host: direct.hostname, port: Number(direct.port || 6379) }, delayMs);
+  }
   sides.push(await start('A', args.a, port, dir), await start('B', args.b, port + 1, dir));
   const [A, B] = sides as [Side, Side];
   // One slice each to warm up (JIT, caches), not counted.
@@ -212,6 +233,7 @@ try {
   );
 } finally {
   for (const s of sides) s.child.kill();
+  await relay?.close();
   rmSync(dir, { recursive: true, force: true });
   if (args.store === 'redis') for (const name of ['A', 'B']) await emptyRedis(redisUrl(name));
   process.exit(0);
