@@ -118,7 +118,7 @@ export function createCollection<T extends { order?: number | undefined }>(
   const scoped = (scope: string) => (e: Entry) => ({ ...e, list: listKey(scope, e.list) });
   /** A value and its entries (lists scoped): in one round trip where the storage can, else one after the other. */
   const writeListed = async (write: ListedWrite): Promise<boolean> => {
-    if (storage.writeListed) return storage.writeListed(write);
+    if (storage.writeListed) return (await storage.writeListed([write]))[0] === true;
     let existed = true;
     const { key: at, value } = write;
     await inOrder(storage, [

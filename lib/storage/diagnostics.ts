@@ -35,12 +35,12 @@ export function observeStorage(storage: Storage): Storage {
     queue: <T>(name: string, options?: QueueOptions) => storage.queue<T>(name, options),
     index: (namespace: string) => storage.index(namespace),
     pages: storage.pages,
-    // A value written with its entries in one command: counted as a failure of its namespace, as Keyv's are.
+    // Values written with their entries in one command: a failure counts for each namespace written, as Keyv's do.
     writeListed:
       writeListed &&
-      ((write: ListedWrite) =>
-        writeListed(write).catch((error: unknown) => {
-          failed(write.namespace);
+      ((writes: readonly ListedWrite[]) =>
+        writeListed(writes).catch((error: unknown) => {
+          for (const namespace of new Set(writes.map((w) => w.namespace))) failed(namespace);
           throw error;
         })),
     keyv<T = unknown>(namespace: string): Keyv<T> {

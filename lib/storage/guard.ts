@@ -162,7 +162,7 @@ function guardMethods<O extends object>(target: O, methods: ReadonlySet<string>,
 }
 
 function guardWriteListed(write: NonNullable<Storage['writeListed']>, run: Run): Storage['writeListed'] {
-  return (listed) => run(`listed ${listed.namespace}.write`, () => write(listed));
+  return (writes) => run(`listed ${writes[0]?.namespace ?? ''}.write`, () => write(writes));
 }
 
 function guardPages(pages: PageReader, run: Run): PageReader {

@@ -25,10 +25,11 @@ export interface Storage {
   /** Ordered lists of ids under `namespace`, for listings that read a page, not everything. */
   index(namespace: string): OrderedIndex;
   /**
-   * Writes one value and its index entries in one round trip, all or none, where the back end can
-   * (Redis: one script). Absent, a collection sends them one after the other (see `inOrder`).
+   * Writes values with their index entries, in the order given, in one round trip where the back
+   * end can (Redis: one script, run whole before any other command; one refused stops the rest).
+   * Absent, callers send them one after the other (see `inOrder`).
    */
-  readonly writeListed?: ((write: ListedWrite) => Promise<boolean>) | undefined;
+  readonly writeListed?: ((writes: readonly ListedWrite[]) => Promise<boolean[]>) | undefined;
   /**
    * A handle on the named work queue, supplied by the back end next to the coordinator and as
    * shared as it is: each handle started is one more worker. The caller closes it.
@@ -45,7 +46,7 @@ export interface Storage {
  * A value with its entries in the ordered index of the same namespace: the entries in `add` are
  * written first, then the value (deleted when `value` is undefined), then the entries in `remove`
  * are taken out. `writeListed` answers, for a deletion, whether there was a value to delete (true
- * for a value written).
+ * for a value written). A write of a value alone has no entries.
  */
 export interface ListedWrite {
   /** The Keyv namespace of the value, and the index namespace of the entries. */

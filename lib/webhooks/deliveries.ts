@@ -1,4 +1,4 @@
-import { inOrder, type Storage } from '../storage/index.js';
+import { inOrder, valueWrite, type ListedWrite, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -56,6 +56,10 @@ export interface DeliveryPage {
 export interface ReservedDeliveries {
   first: number;
   store(records: readonly DeliveryRecord[]): Promise<void>;
+  /** Settles once the numbers themselves are stored: `writes` must not land before. */
+  written: Promise<unknown>;
+  /** What `store` writes, for a caller that writes it together with more (`Storage.writeListed`). */
+  writes(records: readonly DeliveryRecord[]): ListedWrite[];
 }
 
 export interface DeliveryLog {
@@ -81,7 +85,8 @@ export function createDeliveryLog(
   sequence: DeliverySequence,
   options: { retention: number; scanLimit: number },
 ): DeliveryLog {
-  const kv = storage.keyv<DeliveryRecord>('webhook-deliveries');
+  const namespace = 'webhook-deliveries';
+  const kv = storage.keyv<DeliveryRecord>(namespace);
   const key = (env: string, seq: number) => `${env}\u001f${seq}`;
   const matches = (r: DeliveryRecord, f: DeliveryFilter) =>
     (!f.connection_id || r.connection_id === f.connection_id) &&
@@ -90,21 +95,37 @@ export function createDeliveryLog(
     (!f.state || r.state === f.state) &&
     (!f.delivery_id || r.delivery_id === f.delivery_id);
 
-  const putMany = async (records: readonly DeliveryRecord[]) => {
-    const expired = records.map((r) => r.seq - options.retention).filter((seq) => seq > 0);
+  /** The records that leave the kept window as these arrive: their keys. */
+  const expiredBy = (records: readonly DeliveryRecord[]) => {
     const env = records[0]?.environment;
+    if (env === undefined) return [];
+    return records
+      .map((r) => r.seq - options.retention)
+      .filter((seq) => seq > 0)
+      .map((seq) => key(env, seq));
+  };
+  const putMany = async (records: readonly DeliveryRecord[]) => {
+    const expired = expiredBy(records);
     // Dropping the oldest does not depend on the new ones (their numbers are out of the kept
     // window once the new ones are taken): both at once, one round trip on a store across a network.
     await Promise.all([
       kv.setMany(records.map((r) => ({ key: key(r.environment, r.seq), value: r }))),
-      env !== undefined && expired.length > 0 ? kv.deleteMany(expired.map((seq) => key(env, seq))) : undefined,
+      expired.length > 0 ? kv.deleteMany(expired) : undefined,
     ]);
   };
   return {
     putMany,
     async reserve(env, count) {
       const { first, written } = await sequence.reserve(env, count);
-      return { first, store: (records) => inOrder(storage, [() => written, () => putMany(records)]) };
+      return {
+        first,
+        written,
+        store: (records) => inOrder(storage, [() => written, () => putMany(records)]),
+        writes: (records) => [
+          ...records.map((r) => valueWrite(namespace, key(r.environment, r.seq), r)),
+          ...expiredBy(records).map((expired) => valueWrite(namespace, expired)),
+        ],
+      };
     },
     async get(env, seq) {
       return (await kv.get(key(env, seq))) ?? undefined;

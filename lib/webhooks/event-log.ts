@@ -1,4 +1,4 @@
-import { inOrder, type Storage } from '../storage/index.js';
+import { inOrder, valueWrite, writeValues, type ListedWrite, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -24,6 +24,10 @@ export interface EventPage {
 export interface ReservedEvent {
   seq: number;
   store(event: Omit<StoredEvent, 'seq'>): Promise<void>;
+  /** Settles once the number itself is stored: `writes` must not land before. */
+  written: Promise<unknown>;
+  /** What `store` writes, for a caller that writes it together with more (`Storage.writeListed`). */
+  writes(event: Omit<StoredEvent, 'seq'>): ListedWrite[];
 }
 
 export interface EventLog {
@@ -47,23 +51,25 @@ const holeGraceMs = 30_000;
  * history (the newest `retention`), for customers that were down to fetch what they missed.
  */
 export function createEventLog(storage: Storage, sequence: DeliverySequence, options: { retention: number }): EventLog {
-  const kv = storage.keyv<StoredEvent>('webhook-events');
+  const namespace = 'webhook-events';
+  const kv = storage.keyv<StoredEvent>(namespace);
   const key = (env: string, seq: number) => `${env}\u001f${seq}`;
+  // The event that leaves the kept window goes beside the new one, not after it: its number is
+  // out of the window once this one is taken, whether or not the event lands.
+  const writesOf = (env: string, seq: number, event: Omit<StoredEvent, 'seq'>): ListedWrite[] => [
+    valueWrite(namespace, key(env, seq), { seq, ...event }),
+    ...(seq > options.retention ? [valueWrite(namespace, key(env, seq - options.retention))] : []),
+  ];
   const reserve = async (env: string): Promise<ReservedEvent> => {
     const { first: seq, written } = await sequence.reserve(env, 1);
+    const writes = (event: Omit<StoredEvent, 'seq'>) => writesOf(env, seq, event);
     return {
       seq,
-      store: (event) =>
-        inOrder(storage, [
-          () => written,
-          // The event that leaves the kept window goes beside the new one, not after it: its
-          // number is out of the window once this one is taken, whether or not the event lands.
-          () =>
-            Promise.all([
-              kv.set(key(env, seq), { seq, ...event }),
-              seq > options.retention ? kv.delete(key(env, seq - options.retention)) : undefined,
-            ]),
-        ]),
+      written,
+      writes,
+      store: async (event) => {
+        await inOrder(storage, [() => written, () => writeValues(kv, writes(event))]);
+      },
     };
   };
   return {

@@ -27,8 +27,8 @@ export interface WebhookSender {
 export interface SenderDeps {
   settings: WebhookSettingsStore;
   connectionUrls: ConnectionWebhookUrls;
-  /** Whether the store commits writes begun together as one (`inOrder`). */
-  storage: Pick<Storage, 'commitsTogether'>;
+  /** Whether the store commits writes begun together as one (`inOrder`), or writes several in one command (`writeListed`). */
+  storage: Pick<Storage, 'commitsTogether' | 'writeListed'>;
   log: DeliveryLog;
   events: EventLog;
   queue: WorkQueue<DeliveryJob>;
@@ -89,20 +89,24 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         created_at: payload.created_at,
         updated_at: payload.created_at,
       }));
+      const stored = {
+        delivery_id: payload.delivery_id,
+        type: event.type,
+        connection_id: event.connection_id,
+        provider_config_key: event.provider_config_key,
+        body,
+        created_at: payload.created_at,
+      };
       // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
-      // Then the records: the worker may pick a job up at once and update its record.
-      await inOrder(deps.storage, [
-        () =>
-          feed.store({
-            delivery_id: payload.delivery_id,
-            type: event.type,
-            connection_id: event.connection_id,
-            provider_config_key: event.provider_config_key,
-            body,
-            created_at: payload.created_at,
-          }),
-        () => numbers.store(records),
-      ]);
+      // Then the records: the worker may pick a job up at once and update its record. Where the
+      // store takes several writes in one command, both go in one, in that order.
+      const { writeListed } = deps.storage;
+      if (writeListed) {
+        await Promise.all([feed.written, numbers.written]);
+        await writeListed([...feed.writes(stored), ...numbers.writes(records)]);
+      } else {
+        await inOrder(deps.storage, [() => feed.store(stored), () => numbers.store(records)]);
+      }
       const jobs: DeliveryJob[] = records
         .filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null)
         .map((r) => ({

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createClient } from '@keyv/redis';
 import { createRedisStorage } from '../../adapters/storage/index.js';
-import { createCollection } from '../../lib/storage/index.js';
+import { createCollection, valueWrite } from '../../lib/storage/index.js';
 import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 
 type Thing = { name: string; tag: string; order?: number };
@@ -67,4 +67,47 @@ t.test('Redis: an entry that cannot be written stops the write before its value'
   );
   await t.rejects(things.put('s', 'n', { name: 'n', tag: 'blue' }, undefined), /WRONGTYPE/);
   t.equal(await things.get('s', 'n'), undefined, 'a new value is not written at all');
+});
+
+t.test('Redis: several writes in one command land in order, and one refused stops those after it', async (t) => {
+  if (!(await requireRedis(t))) return;
+  const prefix = uniquePrefix('redis-listed');
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  const raw = createClient({ url: redisUrl });
+  raw.on('error', () => {});
+  await raw.connect();
+  t.teardown(async () => {
+    await raw.close();
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  const write = storage.writeListed;
+  if (!write) return t.fail('the Redis storage has writeListed');
+  const events = storage.keyv('events');
+  const records = storage.keyv('records');
+  await records.set('old', { n: 0 });
+  const answers = await write([
+    valueWrite('events', 'e1', { body: ':text' }),
+    { namespace: 'records', key: 'r1', value: { n: 1 }, add: [{ list: 'all', id: 'r1', order: 1 }], remove: [] },
+    valueWrite('records', 'old'),
+    valueWrite('records', 'never-there'),
+  ]);
+  t.same(answers, [true, true, true, false], 'a deletion says whether there was a value');
+  t.same(await events.get('e1'), { body: ':text' }, 'each namespace’s Keyv reads its value');
+  t.same(await records.get('r1'), { n: 1 });
+  t.equal(await records.get('old'), undefined);
+  t.same(await storage.index('records').page('all', 10), [{ id: 'r1', order: 1 }]);
+
+  await raw.set(`${prefix}idx:records:bad`, 'not a list');
+  await t.rejects(
+    write([
+      valueWrite('events', 'e2', { body: 'two' }),
+      { namespace: 'records', key: 'r2', value: { n: 2 }, add: [{ list: 'bad', id: 'r2', order: 2 }], remove: [] },
+      valueWrite('events', 'e3', { body: 'three' }),
+    ]),
+    /WRONGTYPE/,
+  );
+  t.same(await events.get('e2'), { body: 'two' }, 'the writes before the refused one landed');
+  t.equal(await records.get('r2'), undefined, 'the refused one’s value did not');
+  t.equal(await events.get('e3'), undefined, 'nor any write after it');
 });
