@@ -6,6 +6,7 @@ import { serialize } from '../serialize.js';
 import { createPostgresCoordinator } from './coordinator.js';
 import { postgresInventory } from './inventory.js';
 import { createSweeper, KeyvPostgresStore } from './keyv-store.js';
+import { createPostgresListedWrite } from './listed-write.js';
 import { createPostgresOrderedIndexes } from './ordered-index.js';
 import { createDb, type PostgresPoolOptions } from './pool.js';
 import { createPostgresQueue } from './queue.js';
@@ -69,6 +70,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
     coordinator,
     index: createPostgresOrderedIndexes(db),
+    writeListed: createPostgresListedWrite(db, { wrote: statistics?.wrote, sweep }),
     queue<T>(name: string, queueOptions?: Parameters<Storage['queue']>[1]): WorkQueue<T> {
       const queue = createPostgresQueue<T>(db, name, queueOptions);
       const close = queue.close.bind(queue);
