@@ -37,7 +37,8 @@ const args = benchArgs('connections-ab', {
   store: {
     type: 'string',
     default: 'sqlite',
-    help: "both servers' store: sqlite (a file in a temporary folder) or redis",
+    choices: ['sqlite', 'redis'],
+    help: "both servers' store: a SQLite file in a temporary folder each, or Redis at --redis-url",
   },
   'redis-url': {
     type: 'string',

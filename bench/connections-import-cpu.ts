@@ -18,6 +18,12 @@ import { createClient } from '@keyv/redis';
 const [tree = '.', kind = 'sqlite', nArg = '3000'] = process.argv.slice(2);
 const root = resolve(tree);
 const n = Number(nArg);
+if ((kind !== 'sqlite' && kind !== 'redis') || !Number.isInteger(n) || n < 1) {
+  console.error(
+    `connections-import-cpu: usage: <tree> sqlite|redis <n> (got store '${kind}', n '${nArg}'; n a whole number ≥ 1)`,
+  );
+  process.exit(2);
+}
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/2';
 const { createSqliteStorage, createRedisStorage } = (await import(
   `${root}/adapters/storage/index.js`

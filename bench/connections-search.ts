@@ -32,7 +32,9 @@ const args = benchArgs('bench:connections-search', {
   stores: {
     type: 'string',
     default: 'sqlite,redis',
-    help: 'stores run one after another, comma-separated: sqlite, redis',
+    choices: ['sqlite', 'redis'],
+    commaSeparated: true,
+    help: 'stores run one after another',
   },
   samples: { type: 'string', default: '200', help: 'timed calls per latency figure' },
   'redis-url': {

@@ -43,17 +43,21 @@ const args = benchArgs('bench:connections', {
   stores: {
     type: 'string',
     default: 'sqlite,redis',
-    help: 'stores run one after another, comma-separated: sqlite, redis, postgres',
+    choices: ['sqlite', 'redis', 'postgres'],
+    commaSeparated: true,
+    help: 'stores run one after another',
   },
   'in-flight': { type: 'string', default: '16', help: 'imports sent at once by the client' },
   client: {
     type: 'string',
     default: 'process',
-    help: "where the importing and listing client runs: process (its own) or inline (the gateway's process)",
+    choices: ['process', 'inline'],
+    help: "where the importing and listing client runs: a process of its own, or inline in the gateway's",
   },
   'page-reader': {
     type: 'string',
     default: 'on',
+    choices: ['on', 'off', 'ab'],
     help: "SQLite's and Redis's list pages read on a worker thread (on), on the gateway's thread (off), or both compared in rounds (ab)",
   },
   rounds: {
@@ -74,12 +78,14 @@ const args = benchArgs('bench:connections', {
   logs: {
     type: 'string',
     default: 'file',
-    help: "the gateway's request log: file (one line per request, to a temporary file) or off",
+    choices: ['file', 'off'],
+    help: "the gateway's request log: one line per request to a file in a temporary folder, or off",
   },
   checkpoints: {
     type: 'string',
     default: 'worker',
-    help: "SQLite's WAL checkpoints: worker (on a worker thread) or inline (after a commit, on the gateway's thread)",
+    choices: ['worker', 'inline'],
+    help: "SQLite's WAL checkpoints: on a worker thread, or inline after a commit on the gateway's thread",
   },
   'redis-url': {
     type: 'string',
@@ -96,12 +102,11 @@ const N = Number(args.n);
 const IN_FLIGHT = Number(args['in-flight']);
 const SAMPLES = Number(args.samples);
 const BATCHED = Number(args.batched);
-const CLIENT = args.client === 'inline' ? 'inline' : 'process';
-const LOGS = args.logs === 'off' ? 'off' : 'file';
+// benchArgs took only these options' choices.
+const CLIENT = args.client as 'process' | 'inline';
+const LOGS = args.logs as 'file' | 'off';
 const PAGE_READER = args['page-reader'] as 'on' | 'off' | 'ab';
-if (!['on', 'off', 'ab'].includes(PAGE_READER)) throw new Error('--page-reader: on, off or ab');
 const ROUNDS = Number(args.rounds);
-if (!['worker', 'inline'].includes(String(args.checkpoints))) throw new Error('--checkpoints: worker or inline');
 const checkpoints = [1_000, 100_000, 1_000_000].filter((c) => c <= N);
 if (!checkpoints.includes(N)) checkpoints.push(N);
 // Slices of the import whose rates are compared: 100k at a million, a tenth below that.

@@ -38,18 +38,26 @@ const args = benchArgs('bench:instructions', {
     default: '8000',
     help: 'calls per auth mode before counting, so the code is optimized',
   },
-  modes: { type: 'string', default: 'api-key,oauth2,app', help: 'auth modes, comma-separated: api-key, oauth2, app' },
+  modes: {
+    type: 'string',
+    default: 'api-key,oauth2,app',
+    choices: ['api-key', 'oauth2', 'app'],
+    commaSeparated: true,
+    help: 'auth modes the proxied calls use, a column each',
+  },
   rows: {
     type: 'string',
     default: 'bare,standalone,logs-off,metrics',
-    help: 'processes measured, comma-separated: bare, standalone, logs-off (log level warn), metrics',
+    choices: ['bare', 'standalone', 'logs-off', 'metrics'],
+    commaSeparated: true,
+    help: 'processes measured, a row each (logs-off: the standalone server at log level warn)',
   },
 });
 const CALLS = Number(args.calls);
 const WINDOWS = Math.max(1, Number(args.windows));
 const WARMUP = Number(args.warmup);
 const integrations: Record<string, string> = { 'api-key': 'key', oauth2: 'oauth', app: 'app' };
-const modes = args.modes.split(',').filter((mode) => mode in integrations);
+const modes = args.modes.split(',');
 const rows = args.rows.split(',');
 
 /** Instructions per call over the windows counted. */

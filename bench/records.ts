@@ -29,7 +29,9 @@ const args = benchArgs('bench:records', {
   stores: {
     type: 'string',
     default: 'memory,redis',
-    help: 'stores run one after another, comma-separated: memory, redis, postgres',
+    choices: ['memory', 'redis', 'postgres'],
+    commaSeparated: true,
+    help: 'stores run one after another',
   },
   samples: { type: 'string', default: '300', help: 'timed calls per page-of-100 latency figure' },
   'churn-rounds': {

@@ -29,7 +29,9 @@ const args = benchArgs('bench:webhooks', {
   stores: {
     type: 'string',
     default: 'memory,sqlite,redis',
-    help: 'stores run one after another, comma-separated: memory, sqlite, redis (redis skipped if nothing answers at --redis-url)',
+    choices: ['memory', 'sqlite', 'redis'],
+    commaSeparated: true,
+    help: 'stores run one after another, redis skipped if nothing answers at --redis-url',
   },
   concurrency: {
     type: 'string',
