@@ -5,11 +5,12 @@
  * and each slice's server CPU (every thread, from /proc) is divided by its imports: on a shared
  * machine the CPU per import and the per-round ratio say more than the rates.
  *
- *   npm run build && node dist/bench/connections-ab.js --a /path/to/other/dist --b dist [--rounds 10] [--slice 1000] [--store sqlite|redis]
+ *   npm run build && node dist/bench/connections-ab.js --a /path/to/other/dist --b dist [--rounds 10] [--slice 1000] [--store sqlite|redis|postgres]
  *     [--store-delay-ms 0.5] [--seed-a a.db --seed-b b.db --from n] [--port 39101]
  *
  * `--a` / `--b`: a build's `dist` folder (e.g. `git archive <commit> | tar -x` elsewhere, then
- * `npm run build` there). With `--store redis`, `--redis-url` names a database the bench may fill
+ * `npm run build` there). With `--store postgres`, each server gets a schema of its own in
+ * `--postgres-url`'s database, dropped after. With `--store redis`, `--redis-url` names a database the bench may fill
  * (emptied before and after; default redis://127.0.0.1:6379/12 and the next database for B).
  * `--store-delay-ms`: both servers reach Redis through a relay that holds each chunk that long
  * each way, as a store across a network would: what a round trip less is worth there.
@@ -20,7 +21,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createClient } from '@keyv/redis';
+import pg from 'pg';
 import { call, connection, expectOk, secretKey } from './connections-load.js';
 import { benchArgs } from './args.js';
 import { startDelayRelay, type DelayRelay } from './delay-relay.js';
@@ -37,8 +40,13 @@ const args = benchArgs('connections-ab', {
   store: {
     type: 'string',
     default: 'sqlite',
-    choices: ['sqlite', 'redis'],
-    help: "both servers' store: a SQLite file in a temporary folder each, or Redis at --redis-url",
+    choices: ['sqlite', 'redis', 'postgres'],
+    help: "both servers' store: a SQLite file in a temporary folder each, Redis at --redis-url, or PostgreSQL at --postgres-url",
+  },
+  'postgres-url': {
+    type: 'string',
+    default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    help: 'with --store postgres: the database, a schema of its own for each server, dropped after (POSTGRES_URL sets the default)',
   },
   'redis-url': {
     type: 'string',
@@ -126,8 +134,30 @@ const serverRedisUrl = (name: string) => {
   return url.toString();
 };
 
+/** With --store postgres: each server's schema, dropped at the end. */
+const schemas: string[] = [];
+const postgresUrl = (name: string) => {
+  const schema = `portico_ab_${name.toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  schemas.push(schema);
+  const url = new URL(String(args['postgres-url']));
+  url.searchParams.set('schema', schema);
+  return url.toString();
+};
+async function dropSchemas() {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: String(args['postgres-url']) });
+  await client.connect();
+  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
 async function start(name: string, dist: string, port: number, dir: string): Promise<Side> {
-  const storeUrl = args.store === 'redis' ? serverRedisUrl(name) : `sqlite://${join(dir, `${name}.db`)}`;
+  const storeUrl =
+    args.store === 'redis'
+      ? serverRedisUrl(name)
+      : args.store === 'postgres'
+        ? postgresUrl(name)
+        : `sqlite://${join(dir, `${name}.db`)}`;
   if (args.store === 'redis') await emptyRedis(redisUrl(name));
   const seed = name === 'A' ? args['seed-a'] : args['seed-b'];
   if (seed) copyFileSync(seed, join(dir, `${name}.db`));
@@ -235,6 +265,7 @@ try {
 } finally {
   for (const s of sides) s.child.kill();
   await relay?.close();
+  await dropSchemas();
   rmSync(dir, { recursive: true, force: true });
   if (args.store === 'redis') for (const name of ['A', 'B']) await emptyRedis(redisUrl(name));
   process.exit(0);

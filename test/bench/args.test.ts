@@ -123,7 +123,7 @@ t.test('the proxy bench answers --help and names an unknown option', async (t) =
 
 t.test('every option with a fixed set of values lists them in --help', async (t) => {
   const expected: [string, string, RegExp][] = [
-    ['connections-ab.ts', 'store', /; one of: sqlite, redis {3}default sqlite$/],
+    ['connections-ab.ts', 'store', /; one of: sqlite, redis, postgres {3}default sqlite$/],
     ['connections-search.ts', 'stores', /; comma-separated, each one of: sqlite, redis {3}default sqlite,redis$/],
     ['records.ts', 'stores', /; comma-separated, each one of: memory, redis, postgres {3}default memory,redis$/],
     ['webhooks.ts', 'stores', /; comma-separated, each one of: memory, sqlite, redis {3}default memory,sqlite,redis$/],
@@ -168,7 +168,7 @@ t.test(
     refused(
       t,
       store,
-      /^connections-ab: Unknown value 'bogus' for option '--store'; accepted values: sqlite, redis \(--help lists the options\)$/,
+      /^connections-ab: Unknown value 'bogus' for option '--store'; accepted values: sqlite, redis, postgres \(--help lists the options\)$/,
     );
     // Were it not checked, a run of seconds: 10 connections, one sample per figure.
     const client = await runBench('../../bench/connections.ts', [
