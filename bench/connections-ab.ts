@@ -12,7 +12,7 @@
  * `npm run build` there). With `--store postgres`, each server gets a schema of its own in
  * `--postgres-url`'s database, dropped after. With `--store redis`, `--redis-url` names a database the bench may fill
  * (emptied before and after; default redis://127.0.0.1:6379/12 and the next database for B).
- * `--store-delay-ms`: both servers reach Redis through a relay that holds each chunk that long
+ * `--store-delay-ms`: both servers reach Redis or PostgreSQL through a relay that holds each chunk that long
  * each way, as a store across a network would: what a round trip less is worth there.
  * `--seed-a` / `--seed-b` (SQLite): each side starts on a copy of that store, already holding
  * conn-0 … conn-(n-1) (`--from n`), so its imports are measured at that size.
@@ -56,7 +56,7 @@ const args = benchArgs('connections-ab', {
   'store-delay-ms': {
     type: 'string',
     default: '0',
-    help: 'with --store redis: ms each way of a relay between the servers and Redis, as across a network (0: direct)',
+    help: 'with --store redis or postgres: ms each way of a relay between the servers and the store, as across a network (0: direct)',
   },
   'seed-a': { type: 'string', help: 'SQLite file A starts from (copied), already holding --from connections' },
   'seed-b': { type: 'string', help: 'SQLite file B starts from (copied), already holding --from connections' },
@@ -126,7 +126,7 @@ async function emptyRedis(url: string) {
   await client.close();
 }
 
-/** The servers' way to Redis: direct, or through `--store-delay-ms`'s relay. */
+/** The servers' way to Redis or PostgreSQL: direct, or through `--store-delay-ms`'s relay. */
 let relay: DelayRelay | undefined;
 const serverRedisUrl = (name: string) => {
   const url = new URL(redisUrl(name));
@@ -141,6 +141,7 @@ const postgresUrl = (name: string) => {
   schemas.push(schema);
   const url = new URL(String(args['postgres-url']));
   url.searchParams.set('schema', schema);
+  if (relay) url.port = String(relay.port);
   return url.toString();
 };
 async function dropSchemas() {
@@ -232,9 +233,10 @@ const sides: Side[] = [];
 try {
   const port = Number(args.port);
   const delayMs = Number(args['store-delay-ms']);
-  if (args.store === 'redis' && delayMs > 0) {
-    const direct = new URL(redisUrl('A'));
-    relay = await startDelayRelay({ host: direct.hostname, port: Number(direct.port || 6379) }, delayMs);
+  if (args.store !== 'sqlite' && delayMs > 0) {
+    const direct = new URL(args.store === 'redis' ? redisUrl('A') : String(args['postgres-url']));
+    const storePort = Number(direct.port || (args.store === 'redis' ? 6379 : 5432));
+    relay = await startDelayRelay({ host: direct.hostname, port: storePort }, delayMs);
   }
   sides.push(await start('A', args.a, port, dir), await start('B', args.b, port + 1, dir));
   const [A, B] = sides as [Side, Side];
