@@ -1,7 +1,7 @@
 import { keyedEntryId, splitKeyedEntry, type KeyedEntry, type KeyedHit } from './keyed-list.js';
 import { createOrderClock, type IndexPosition } from './ordered-index.js';
 import { collectPage, type PageText, type ValueView } from './page-reader.js';
-import { inOrder } from './in-order.js';
+import { writeInOrder } from './listed-writes.js';
 import type { ListedWrite, Storage } from './storage.js';
 
 /** Every value of a scope is in its `all` list; `lists` names the others it belongs to. */
@@ -117,17 +117,8 @@ export function createCollection<T extends { order?: number | undefined }>(
   const relisted = storage.keyv<{ version: number; after?: IndexPosition }>('storage-relisted');
   const scoped = (scope: string) => (e: Entry) => ({ ...e, list: listKey(scope, e.list) });
   /** A value and its entries (lists scoped): in one round trip where the storage can, else one after the other. */
-  const writeListed = async (write: ListedWrite): Promise<boolean> => {
-    if (storage.writeListed) return (await storage.writeListed([write]))[0] === true;
-    let existed = true;
-    const { key: at, value } = write;
-    await inOrder(storage, [
-      ...(write.add.length > 0 ? [() => index.addMany(write.add)] : []),
-      value === undefined ? async () => (existed = await values.delete(at)) : () => values.set(at, value as T),
-      ...write.remove.map((e) => () => index.remove(e.list, e.id)),
-    ]);
-    return existed;
-  };
+  const writeListed = async (write: ListedWrite): Promise<boolean> =>
+    (await writeInOrder(storage, [[write]]))[0] === true;
 
   const collection: Collection<T> = {
     async get(scope, id) {

@@ -1,6 +1,6 @@
 export type { IndexEntry, ListedWrite, Storage, StorageInventory } from './storage.js';
 export { inOrder } from './in-order.js';
-export { valueWrite, writeValues } from './value-writes.js';
+export { valueWrite, writeInOrder } from './listed-writes.js';
 export { allList, createCollection, type Collection, type CollectionOptions } from './collection.js';
 export { createReadCache, defaultCacheGraceMs, type ReadCache } from './read-cache.js';
 export { observeStorage, storageChannels, type StorageErrorEvent } from './diagnostics.js';

@@ -27,7 +27,7 @@ export interface Storage {
   /**
    * Writes values with their index entries, in the order given, in one round trip where the back
    * end can (Redis: one script, run whole before any other command; one refused stops the rest).
-   * Absent, callers send them one after the other (see `inOrder`).
+   * Absent, `writeInOrder` sends them one after the other (see `inOrder`).
    */
   readonly writeListed?: ((writes: readonly ListedWrite[]) => Promise<boolean[]>) | undefined;
   /**

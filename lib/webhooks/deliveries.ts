@@ -1,4 +1,4 @@
-import { inOrder, valueWrite, type ListedWrite, type Storage } from '../storage/index.js';
+import { valueWrite, writeInOrder, type ListedWrite, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -58,13 +58,12 @@ export interface ReservedDeliveries {
   store(records: readonly DeliveryRecord[]): Promise<void>;
   /** Settles once the numbers themselves are stored: `writes` must not land before. */
   written: Promise<unknown>;
-  /** What `store` writes, for a caller that writes it together with more (`Storage.writeListed`). */
+  /** What `store` writes, for a caller that writes it together with more (`writeInOrder`). */
   writes(records: readonly DeliveryRecord[]): ListedWrite[];
 }
 
 export interface DeliveryLog {
-  putMany(records: readonly DeliveryRecord[]): Promise<void>;
-  /** Takes `count` numbers, for a caller that stores the records with other writes (`inOrder`). */
+  /** Takes `count` numbers, for a caller that stores the records with other writes (`writeInOrder`). */
   reserve(env: string, count: number): Promise<ReservedDeliveries>;
   get(env: string, seq: number): Promise<DeliveryRecord | undefined>;
   /** Read-modify-write of one record; each record is only ever changed by the job that owns it. */
@@ -95,36 +94,27 @@ export function createDeliveryLog(
     (!f.state || r.state === f.state) &&
     (!f.delivery_id || r.delivery_id === f.delivery_id);
 
-  /** The records that leave the kept window as these arrive: their keys. */
-  const expiredBy = (records: readonly DeliveryRecord[]) => {
-    const env = records[0]?.environment;
-    if (env === undefined) return [];
-    return records
-      .map((r) => r.seq - options.retention)
-      .filter((seq) => seq > 0)
-      .map((seq) => key(env, seq));
-  };
-  const putMany = async (records: readonly DeliveryRecord[]) => {
-    const expired = expiredBy(records);
-    // Dropping the oldest does not depend on the new ones (their numbers are out of the kept
-    // window once the new ones are taken): both at once, one round trip on a store across a network.
-    await Promise.all([
-      kv.setMany(records.map((r) => ({ key: key(r.environment, r.seq), value: r }))),
-      expired.length > 0 ? kv.deleteMany(expired) : undefined,
-    ]);
+  /**
+   * The records, and the deletion of those that leave the kept window as they arrive. Dropping
+   * the oldest does not depend on the new ones (their numbers are out of the window once the new
+   * ones are taken): all at once, one round trip on a store across a network.
+   */
+  const writesOf = (records: readonly DeliveryRecord[]): ListedWrite[] => {
+    const expired = records
+      .filter((r) => r.seq > options.retention)
+      .map((r) => valueWrite(namespace, key(r.environment, r.seq - options.retention)));
+    return [...records.map((r) => valueWrite(namespace, key(r.environment, r.seq), r)), ...expired];
   };
   return {
-    putMany,
     async reserve(env, count) {
       const { first, written } = await sequence.reserve(env, count);
       return {
         first,
         written,
-        store: (records) => inOrder(storage, [() => written, () => putMany(records)]),
-        writes: (records) => [
-          ...records.map((r) => valueWrite(namespace, key(r.environment, r.seq), r)),
-          ...expiredBy(records).map((expired) => valueWrite(namespace, expired)),
-        ],
+        store: async (records) => {
+          await writeInOrder(storage, [writesOf(records)], written);
+        },
+        writes: writesOf,
       };
     },
     async get(env, seq) {

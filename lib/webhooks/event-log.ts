@@ -1,4 +1,4 @@
-import { inOrder, valueWrite, writeValues, type ListedWrite, type Storage } from '../storage/index.js';
+import { valueWrite, writeInOrder, type ListedWrite, type Storage } from '../storage/index.js';
 import type { WebhookEventType } from './payloads.js';
 import type { DeliverySequence } from './sequence.js';
 
@@ -26,13 +26,13 @@ export interface ReservedEvent {
   store(event: Omit<StoredEvent, 'seq'>): Promise<void>;
   /** Settles once the number itself is stored: `writes` must not land before. */
   written: Promise<unknown>;
-  /** What `store` writes, for a caller that writes it together with more (`Storage.writeListed`). */
+  /** What `store` writes, for a caller that writes it together with more (`writeInOrder`). */
   writes(event: Omit<StoredEvent, 'seq'>): ListedWrite[];
 }
 
 export interface EventLog {
   append(env: string, event: Omit<StoredEvent, 'seq'>): Promise<number>;
-  /** Takes the next number, for a caller that stores the event with other writes (`inOrder`). */
+  /** Takes the next number, for a caller that stores the event with other writes (`writeInOrder`). */
   reserve(env: string): Promise<ReservedEvent>;
   get(env: string, seq: number): Promise<StoredEvent | undefined>;
   /** Events after `after`, oldest first, at most `limit`. */
@@ -68,7 +68,7 @@ export function createEventLog(storage: Storage, sequence: DeliverySequence, opt
       written,
       writes,
       store: async (event) => {
-        await inOrder(storage, [() => written, () => writeValues(kv, writes(event))]);
+        await writeInOrder(storage, [writes(event)], written);
       },
     };
   };

@@ -6,7 +6,7 @@ import type { EventLog } from './event-log.js';
 import { webhookChannels } from './diagnostics.js';
 import type { WebhookEventInput, WebhookPayload } from './payloads.js';
 import type { WorkQueue } from '../queue/index.js';
-import { inOrder, type Storage } from '../storage/index.js';
+import { writeInOrder, type Storage } from '../storage/index.js';
 import type { DeliveryJob } from './delivery-job.js';
 import type { WebhookSettings, WebhookSettingsStore } from './settings.js';
 
@@ -27,8 +27,8 @@ export interface WebhookSender {
 export interface SenderDeps {
   settings: WebhookSettingsStore;
   connectionUrls: ConnectionWebhookUrls;
-  /** Whether the store commits writes begun together as one (`inOrder`), or writes several in one command (`writeListed`). */
-  storage: Pick<Storage, 'commitsTogether' | 'writeListed'>;
+  /** Where the feed and the records are written (`writeInOrder`). */
+  storage: Pick<Storage, 'commitsTogether' | 'writeListed' | 'keyv' | 'index'>;
   log: DeliveryLog;
   events: EventLog;
   queue: WorkQueue<DeliveryJob>;
@@ -98,15 +98,13 @@ export function createWebhookSender(deps: SenderDeps): WebhookSender {
         created_at: payload.created_at,
       };
       // The replay feed first: whatever the deliveries' fate, the customer can fetch the event.
-      // Then the records: the worker may pick a job up at once and update its record. Where the
-      // store takes several writes in one command, both go in one, in that order.
-      const { writeListed } = deps.storage;
-      if (writeListed) {
-        await Promise.all([feed.written, numbers.written]);
-        await writeListed([...feed.writes(stored), ...numbers.writes(records)]);
-      } else {
-        await inOrder(deps.storage, [() => feed.store(stored), () => numbers.store(records)]);
-      }
+      // Then the records: the worker may pick a job up at once and update its record. Both after
+      // their numbers, in one command where the store takes several.
+      await writeInOrder(
+        deps.storage,
+        [feed.writes(stored), numbers.writes(records)],
+        Promise.all([feed.written, numbers.written]),
+      );
       const jobs: DeliveryJob[] = records
         .filter((r): r is DeliveryRecord & { url: string; target: DeliveryJob['target'] } => r.url !== null)
         .map((r) => ({
