@@ -29,6 +29,18 @@ export async function removeRedisKeys(prefix: string, url = redisUrl) {
   }
 }
 
+/** A Redis storage under `label`'s prefix of its own, closed and its keys removed when `t` ends. */
+async function openRedisStorage(t: Test, label: string) {
+  if (!(await requireRedis(t))) return undefined;
+  const prefix = uniquePrefix(label);
+  const storage = createRedisStorage({ url: redisUrl, prefix });
+  t.teardown(async () => {
+    await storage.close();
+    await removeRedisKeys(prefix);
+  });
+  return { storage, prefix };
+}
+
 /**
  * A Redis storage under a key prefix of its own, closed and its keys removed when `t` ends;
  * undefined when the test is skipped for want of Redis (`requireRedis`).
@@ -37,12 +49,20 @@ export async function redisStorageFor(
   t: Test,
   label: string,
 ): Promise<ReturnType<typeof createRedisStorage> | undefined> {
-  if (!(await requireRedis(t))) return undefined;
-  const prefix = uniquePrefix(label);
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  t.teardown(async () => {
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
-  return storage;
+  return (await openRedisStorage(t, label))?.storage;
+}
+
+/**
+ * `redisStorageFor`'s storage with its key prefix and a client of the test's own on the same
+ * Redis (closed when `t` ends): to put there what the storage never would, a key of the wrong
+ * type, say.
+ */
+export async function redisStorageWithClient(t: Test, label: string) {
+  const opened = await openRedisStorage(t, label);
+  if (!opened) return undefined;
+  const raw = createClient({ url: redisUrl });
+  raw.on('error', () => {});
+  await raw.connect();
+  t.teardown(() => raw.close());
+  return { ...opened, raw };
 }

@@ -1,27 +1,14 @@
 import t, { type Test } from 'tap';
-import { createClient } from '@keyv/redis';
-import { createPostgresStorage, createRedisStorage } from '../../adapters/storage/index.js';
+import { createPostgresStorage } from '../../adapters/storage/index.js';
 import { createCollection, valueWrite, type Storage } from '../../lib/storage/index.js';
 import { postgresSchema, requirePostgres } from '../helpers/postgres.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisStorageFor, redisStorageWithClient } from '../helpers/redis.js';
 
 type Thing = { name: string; tag: string; order?: number };
 
 /** Where a value and its index entries are one command (`writeListed`): what Keyv and the lists then show. */
 const stores: Array<[string, (t: Test) => Promise<Storage | undefined>]> = [
-  [
-    'Redis',
-    async (t) => {
-      if (!(await requireRedis(t))) return undefined;
-      const prefix = uniquePrefix('listed-write');
-      const storage = createRedisStorage({ url: redisUrl, prefix });
-      t.teardown(async () => {
-        await storage.close();
-        await removeRedisKeys(prefix);
-      });
-      return storage;
-    },
-  ],
+  ['Redis', (t) => redisStorageFor(t, 'listed-write')],
   [
     'PostgreSQL',
     async (t) => {
@@ -83,17 +70,9 @@ for (const [name, open] of stores)
   );
 
 t.test('Redis: an entry that cannot be written stops the write before its value', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('redis-listed');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  const raw = createClient({ url: redisUrl });
-  raw.on('error', () => {});
-  await raw.connect();
-  t.teardown(async () => {
-    await raw.close();
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const opened = await redisStorageWithClient(t, 'listed-write');
+  if (!opened) return;
+  const { storage, raw, prefix } = opened;
   const things = createCollection<Thing>(storage, 'things', { lists: (v) => [`tag:${v.tag}`] });
   const before = await things.put('s', 'a', { name: 'a', tag: 'red' }, undefined);
   // Not a sorted set: ZADD to it fails (WRONGTYPE), as any refused command would.
@@ -111,17 +90,9 @@ t.test('Redis: an entry that cannot be written stops the write before its value'
 });
 
 t.test('Redis: several writes in one command land in order, and one refused stops those after it', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('redis-listed');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  const raw = createClient({ url: redisUrl });
-  raw.on('error', () => {});
-  await raw.connect();
-  t.teardown(async () => {
-    await raw.close();
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const opened = await redisStorageWithClient(t, 'listed-write');
+  if (!opened) return;
+  const { storage, raw, prefix } = opened;
   const write = storage.writeListed;
   if (!write) return t.fail('the Redis storage has writeListed');
   const events = storage.keyv('events');

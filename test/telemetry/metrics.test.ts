@@ -3,10 +3,9 @@ import { devKey, prodKey } from '../helpers/gateway.js';
 import { proxySetup } from '../proxy/helpers.js';
 import { importConnection, receiver, waitFor, withStripe } from '../webhooks/helpers.js';
 import { startGateway } from '../helpers/gateway.js';
-import { createClient } from '@keyv/redis';
 import { createRedisStorage } from '../../adapters/storage/index.js';
 import { createCachedReading } from '../../lib/telemetry/cached-reading.js';
-import { redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisStorageWithClient, redisUrl, removeRedisKeys, requireRedis, uniquePrefix } from '../helpers/redis.js';
 
 const metricsToken = 'mt_test_0123456789abcdef';
 
@@ -207,17 +206,9 @@ t.test(
 );
 
 t.test('store errors are counted by back end and namespace, a connection written with its lists too', async (t) => {
-  if (!(await requireRedis(t))) return;
-  const prefix = uniquePrefix('metrics-store-errors');
-  const storage = createRedisStorage({ url: redisUrl, prefix });
-  const raw = createClient({ url: redisUrl });
-  raw.on('error', () => {});
-  await raw.connect();
-  t.teardown(async () => {
-    await raw.close();
-    await storage.close();
-    await removeRedisKeys(prefix);
-  });
+  const opened = await redisStorageWithClient(t, 'metrics-store-errors');
+  if (!opened) return;
+  const { storage, raw, prefix } = opened;
   const gw = await startGateway(t, { storage, metrics: { token: metricsToken, processMetrics: false } });
   await withStripe(gw);
   // The environment's list of every connection is not a sorted set: the connection's write is refused.
