@@ -79,8 +79,11 @@ for (const driver of usableSqliteDrivers()) {
     const frames = (walBytes(path) - wal) / (24 + 4096);
     t.ok(frames > 20, `the WAL grew by ${frames} frames, and was not started again meanwhile`);
     // Two calls a frame (its header, its page). A SAVEPOINT per batch inside the turn made SQLite
-    // copy every page it changed to a sub-journal, a temporary file past 64 KiB: 3× the calls.
-    t.ok(made <= 2 * frames + 15, `${made} write calls for ${frames} WAL frames in 15 turns`);
+    // copy every page it changed to a sub-journal, a temporary file past 64 KiB: 14× the calls
+    // (8,642 for 623 frames, `atomic` made to nest). The count is the whole process's: the test
+    // runner's output goes out meanwhile, and on a loaded machine a full pipe takes a line in
+    // several calls (CI saw 16 more than 2 a frame), so the bound sits between the two.
+    t.ok(made < 2.5 * frames, `${made} write calls for ${frames} WAL frames in 15 turns`);
     t.equal(await index.count('all'), 320, 'every import is listed');
     t.same((await kv.get('conn-319'))?.n, 319);
   });
