@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import { CatalogError, parseProviders } from '../../lib/providers/index.js';
+
+/** yaml (about 0.9 MB of heap), loaded for a YAML file only: a JSON one never needs it. */
+const loadYaml = onFirstUse<typeof Yaml>('yaml');
 
 /**
  * Reads SERVICE_PROVIDERS_FILE: a JSON or YAML array of catalog entries (docs/providers.md).
@@ -10,7 +14,7 @@ export function readProvidersFile(path: string): unknown[] {
   let value: unknown;
   try {
     const text = readFileSync(path, 'utf8');
-    value = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+    value = /\.json$/i.test(path) ? JSON.parse(text) : loadYaml().parse(text);
   } catch (error) {
     throw new CatalogError([
       `SERVICE_PROVIDERS_FILE ${path}: ${error instanceof Error ? error.message : String(error)}`,

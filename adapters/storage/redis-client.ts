@@ -1,4 +1,5 @@
-import { createClient, defaultReconnectStrategy } from '@keyv/redis';
+import type { createClient } from '@keyv/redis';
+import { loadKeyvRedis } from './libraries.js';
 
 /** The node-redis client type, taken from the factory so it matches what `@keyv/redis` builds. */
 export type RedisClient = ReturnType<typeof createClient>;
@@ -59,6 +60,7 @@ function boundOfflineQueue(client: RedisClient, waitMs: number): void {
  * waits for a Redis that is away. The storage's client and its page reader's are made here.
  */
 export function createRedisClient(options: RedisClientOptions): RedisClient {
+  const { createClient, defaultReconnectStrategy } = loadKeyvRedis();
   const waitMs = options.commandTimeoutMs ?? 1_000;
   const settings = {
     url: options.url,

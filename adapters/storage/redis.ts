@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { deserialize } from './deserialize.js';
 import { serialize } from './serialize.js';
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { waitForLock, type Coordinator, type Lease, type LockOptions } from '../../lib/coordination/index.js';
 import type { Storage } from '../../lib/storage/index.js';
 import { redisInventory } from './inventory/redis.js';
 import { createRedisOrderedIndexes } from './ordered/redis.js';
+import { loadKeyvRedis } from './libraries.js';
 import { createBullmqQueue } from './queue/bullmq-queue.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisListedWrite } from './redis-listed.js';
@@ -94,7 +94,7 @@ export function createRedisStorage(options: RedisStorageOptions): Storage {
       if (!keyv) {
         const redisNamespace = valueNamespace(prefix, namespace);
         // throwOnErrors: a Redis failure must reach the caller, not become a silent `undefined`.
-        const store = new KeyvRedis(client, { namespace: redisNamespace, throwOnErrors: true });
+        const store = new (loadKeyvRedis().default)(client, { namespace: redisNamespace, throwOnErrors: true });
         // useKeyPrefix false: KeyvRedis already prefixes with its namespace; Keyv would add a second.
         keyv = new Keyv({
           store,

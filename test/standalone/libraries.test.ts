@@ -18,7 +18,7 @@ async function loadedBy(t: Test, env: Record<string, string>): Promise<string[]>
     const standalone = await startStandalone(readConfig({ SERVICE_PORT: '0', SERVICE_LOG_LEVEL: 'silent', ...process.env }), () => {});
     const health = await fetch(standalone.url + '/health');
     const cached = Object.keys(createRequire(import.meta.url).cache);
-    const libraries = ['bullmq', 'ioredis', 'pg', 'prom-client'].filter((name) =>
+    const libraries = ['bullmq', 'ioredis', '@redis/client', '@keyv/redis', 'pg', 'prom-client', 'yaml'].filter((name) =>
       cached.some((path) => path.includes('/node_modules/' + name + '/')),
     );
     await standalone.stop();
@@ -34,15 +34,18 @@ async function loadedBy(t: Test, env: Record<string, string>): Promise<string[]>
   return report.libraries;
 }
 
-t.test('the standalone server on SQLite loads no queue, PostgreSQL or metrics library it does not use', async (t) => {
-  const dir = t.testdir();
-  t.same(await loadedBy(t, { SERVICE_STORE_URL: `sqlite://${join(dir, 'portico.db')}` }), []);
-  t.same(
-    await loadedBy(t, {
-      SERVICE_STORE_URL: `sqlite://${join(dir, 'metrics.db')}`,
-      SERVICE_METRICS_TOKEN: 'metrics-token-0123456789',
-    }),
-    ['prom-client'],
-    'with metrics on, the metrics library and nothing else',
-  );
-});
+t.test(
+  'the standalone server on SQLite loads no queue, Redis, PostgreSQL, YAML or metrics library it does not use',
+  async (t) => {
+    const dir = t.testdir();
+    t.same(await loadedBy(t, { SERVICE_STORE_URL: `sqlite://${join(dir, 'portico.db')}` }), []);
+    t.same(
+      await loadedBy(t, {
+        SERVICE_STORE_URL: `sqlite://${join(dir, 'metrics.db')}`,
+        SERVICE_METRICS_TOKEN: 'metrics-token-0123456789',
+      }),
+      ['prom-client'],
+      'with metrics on, the metrics library and nothing else',
+    );
+  },
+);
