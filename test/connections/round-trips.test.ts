@@ -64,9 +64,16 @@ for (const c of cases)
           await sleep(1);
         }
       })();
+      // Stopped however the test ends: a start that fails must not leave it answering rounds for good.
+      t.teardown(() => {
+        pumping = false;
+      });
       // A history of one: every event drops the one before it, as every event does once the
-      // history holds its `retention` (10,000 by default).
-      const gw = await startGateway(t, { storage: store.storage, webhooks: { retention: 1 } });
+      // history holds its `retention` (10,000 by default). Every command here waits for a round
+      // the test answers, behind a real store on a machine CI loads: what is counted is rounds,
+      // not time, so the store deadline (1.5 s by default) is set out of the way (CI on a loaded
+      // machine once saw a PostgreSQL command of the gateway's start miss it).
+      const gw = await startGateway(t, { storage: store.storage, webhooks: { retention: 1 }, storeTimeoutMs: 30_000 });
       await gw.call('POST', '/integrations', { body: { unique_key: 'stripe', provider: 'stripe' } });
       await gw.call('POST', '/connections', {
         body: {
