@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Environment } from '../../lib/environments/index.js';
 import { createGateway, type Gateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
+import { keepTickShape } from '../../lib/tick-shape.js';
 import { storageFromUrl } from '../storage/index.js';
 import { banner } from './banner.js';
 import type { StandaloneConfig } from './config.js';
@@ -47,6 +48,8 @@ export async function startStandalone(
   config: StandaloneConfig,
   print: (line: string) => void = console.log,
 ): Promise<Standalone> {
+  // The server owns its process: nextTick stays as fast after a quiet spell (lib/tick-shape.ts).
+  keepTickShape();
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });

@@ -10,16 +10,18 @@ export interface ModuleRun {
 }
 
 /**
- * Runs `source` (an ES module, TypeScript through tsx) in a new Node process and answers once it
+ * Runs `source` (an ES module, TypeScript through tsx) in a new Node process (with
+ * `nodeOptions` before it, e.g. `--expose-gc`) and answers once it
  * exits by itself, or is killed at `limitMs` (default 120 s): a test of what keeps a process
  * alive reads `code` and `ms`.
  */
 export async function runModule(
   source: string,
-  options: { limitMs?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { limitMs?: number; cwd?: string; env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<ModuleRun> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
+  const args = [...(options.nodeOptions ?? []), '--import', 'tsx', '--input-type=module', '-e', source];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
