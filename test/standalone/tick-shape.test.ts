@@ -11,10 +11,11 @@ interface Costs {
 }
 
 /**
- * In a fresh process (with `setup` run first): the cost of `process.nextTick` in nanoseconds,
- * the least of several timed bursts once its callers are optimized, before and after a quiet
- * spell in which full collections run with no tick object alive (what V8's memory reducer does
- * to a server left idle). The least of several bursts, so a busy machine slows neither side.
+ * In a fresh process (with `setup` run first): the CPU time of `process.nextTick` in
+ * nanoseconds, the least of eight bursts once its callers are optimized, before and after a
+ * quiet spell in which full collections run with no tick object alive (what V8's memory reducer
+ * does to a server left idle). CPU time rather than wall time, and the least of several
+ * bursts, so that other work on the machine slows neither side.
  */
 async function nextTickCosts(t: Test, setup: string, env: Record<string, string> = {}): Promise<Costs> {
   const script = `
@@ -30,20 +31,22 @@ async function nextTickCosts(t: Test, setup: string, env: Record<string, string>
     });
     const cost = async () => {
       let least = Infinity;
-      for (let round = 0; round < 5; round++) {
-        const started = process.hrtime.bigint();
+      for (let round = 0; round < 8; round++) {
+        const started = process.cpuUsage();
         await burst(100_000);
-        least = Math.min(least, Number(process.hrtime.bigint() - started) / 100_000);
+        const spent = process.cpuUsage(started);
+        least = Math.min(least, ((spent.user + spent.system) * 1000) / 100_000);
       }
       return least;
     };
-    for (let i = 0; i < 5; i++) await burst(100_000);
+    await burst(1_000_000);
     const before = await cost();
     for (let i = 0; i < 4; i++) {
       globalThis.gc();
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await burst(300_000);
+    // As before: long enough for the callers to be optimized (again, after the collections).
+    await burst(1_000_000);
     const after = await cost();
     console.log(JSON.stringify({ before, after }));
     process.exit(0);
