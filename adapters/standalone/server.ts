@@ -48,7 +48,7 @@ export async function startStandalone(
   config: StandaloneConfig,
   print: (line: string) => void = console.log,
 ): Promise<Standalone> {
-  // The server owns its process: nextTick stays as fast after a quiet spell (lib/tick-shape.ts).
+  // A server that idles between busy spells: nextTick stays as fast after them (lib/tick-shape.ts).
   keepTickShape();
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
