@@ -3,6 +3,7 @@ import { maskUrl } from './secrets.js';
 import { isLogLevel, type LogLevel } from '../../lib/http/logger.js';
 import { readEnvironments, variableSuffix, type EnvironmentConfig } from './environment-config.js';
 import { defaultShutdownTimeoutMs } from './drain.js';
+import { heapGrowingPercent as defaultHeapGrowingPercent } from '../../lib/runtime/index.js';
 
 export type { EnvironmentConfig } from './environment-config.js';
 
@@ -38,6 +39,8 @@ export interface StandaloneConfig {
   deploysDisabled: readonly string[];
   /** SERVICE_SHUTDOWN_TIMEOUT_MS: how long SIGTERM lets requests in flight finish (default 25 s). */
   shutdownTimeoutMs: number;
+  /** SERVICE_HEAP_GROWING_PERCENT: V8's heap growth past each full collection (lib/runtime/heap-growth.ts); 0 leaves V8 its own. */
+  heapGrowingPercent: number;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +146,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
   if (!/^\d+$/.test(shutdownText) || shutdownTimeoutMs > 600_000)
     problems.push(`SERVICE_SHUTDOWN_TIMEOUT_MS: "${shutdownText}" must be a number of milliseconds up to 600000`);
 
+  const growthText = get('SERVICE_HEAP_GROWING_PERCENT') ?? String(defaultHeapGrowingPercent);
+  const heapGrowingPercent = Number(growthText);
+  if (!/^\d+$/.test(growthText) || heapGrowingPercent > 1000)
+    problems.push(`SERVICE_HEAP_GROWING_PERCENT: "${growthText}" must be a whole number from 0 (V8 decides) to 1000`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -159,6 +167,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Readonly<StandaloneConfig> {
     metricsPort,
     ...deploy,
     shutdownTimeoutMs,
+    heapGrowingPercent,
   });
 }
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Environment } from '../../lib/environments/index.js';
 import { createGateway, type Gateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
-import { keepTickShape } from '../../lib/tick-shape.js';
+import { tuneServerProcess } from '../../lib/runtime/index.js';
 import { storageFromUrl } from '../storage/index.js';
 import { banner } from './banner.js';
 import type { StandaloneConfig } from './config.js';
@@ -48,8 +48,8 @@ export async function startStandalone(
   config: StandaloneConfig,
   print: (line: string) => void = console.log,
 ): Promise<Standalone> {
-  // A server that idles between busy spells: nextTick stays as fast after them (lib/tick-shape.ts).
-  keepTickShape();
+  // A server that idles between busy spells and streams bodies (lib/runtime/index.ts).
+  tuneServerProcess({ heapGrowingPercent: config.heapGrowingPercent });
   // First: a bad providers file stops the start before any storage is opened.
   const providers = config.providersFile ? readProvidersFile(config.providersFile) : [];
   const logger = createLogger({ level: config.logLevel, ...(config.logFile ? { destination: config.logFile } : {}) });

@@ -151,3 +151,14 @@ t.test('log level: SERVICE_LOG_LEVEL, the older LOG_LEVEL still read; SERVICE_LO
   t.throws(() => readConfig({ SERVICE_LOG_LEVEL: 'loud' }), /SERVICE_LOG_LEVEL: "loud"/);
   t.equal(readConfig({ SERVICE_LOG_FILE: '/var/log/portico.log' }).logFile, '/var/log/portico.log');
 });
+
+t.test('SERVICE_HEAP_GROWING_PERCENT: 300 by default, 0 leaves V8 its own, anything else is named', async (t) => {
+  t.equal(readConfig({}).heapGrowingPercent, 300, 'four times the survivors of each full collection');
+  t.equal(readConfig({ SERVICE_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0);
+  t.equal(readConfig({ SERVICE_HEAP_GROWING_PERCENT: '150' }).heapGrowingPercent, 150);
+  for (const bad of ['-1', '1.5', 'lots', '1001'])
+    t.throws(
+      () => readConfig({ SERVICE_HEAP_GROWING_PERCENT: bad }),
+      new RegExp(`SERVICE_HEAP_GROWING_PERCENT: "${bad.replace('.', '\\.')}" must be a whole number from 0`),
+    );
+});
