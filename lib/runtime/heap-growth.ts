@@ -4,7 +4,6 @@ import { setFlagsFromString } from 'node:v8';
 export const heapGrowingPercent = 300;
 
 const flag = /^--heap[-_]growing[-_]percent(=|$)/;
-let set = false;
 
 /**
  * Fixes how far V8 lets the old generation grow past what survived a full collection before it
@@ -26,11 +25,10 @@ let set = false;
  *
  * Set at run time with `v8.setFlagsFromString`; V8 reads it at each collection. A
  * `--heap-growing-percent` on the command line is the operator's choice and is left alone; a
- * `percent` of 0 leaves V8 its own. Once per process; the process owner calls it (the
+ * `percent` of 0 leaves V8 its own. The last call wins; the process owner calls it (the
  * standalone server does at start, with SERVICE_HEAP_GROWING_PERCENT).
  */
 export function steadyHeapGrowth(percent: number = heapGrowingPercent): void {
-  if (set || percent <= 0 || process.execArgv.some((arg) => flag.test(arg))) return;
+  if (percent <= 0 || process.execArgv.some((arg) => flag.test(arg))) return;
   setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
-  set = true;
 }
