@@ -13,7 +13,7 @@ export type {
   QueueOptions,
 } from './queue/index.js';
 export { createLogger, type Logger, type LogLevel } from './http/logger.js';
-export { keepTickShape, steadyHeapGrowth, tuneServerProcess } from './runtime/index.js';
+export { keepTickShape, settleHttpShapes, steadyHeapGrowth, tuneServerProcess } from './runtime/index.js';
 export { createCatalog, providerSchema, type Provider } from './providers/index.js';
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
 export type { Integration, IntegrationCredentials } from './integrations/index.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Environment } from '../../lib/environments/index.js';
 import { createGateway, type Gateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
-import { tuneServerProcess } from '../../lib/runtime/index.js';
+import { settleHttpShapes, tuneServerProcess } from '../../lib/runtime/index.js';
 import { storageFromUrl } from '../storage/index.js';
 import { banner } from './banner.js';
 import type { StandaloneConfig } from './config.js';
@@ -114,6 +114,8 @@ export async function startStandalone(
       ...(metricsOn ? { metrics: config.metricsToken ? { token: config.metricsToken } : {} } : {}),
     });
     started.gateway = gateway;
+    // Before the first caller's request (lib/runtime/http-shapes.ts).
+    await settleHttpShapes();
     const server = createServer(gateway.callback());
     started.server = server;
     server.keepAliveTimeout = 65_000;

@@ -23,9 +23,10 @@ export interface LogBuffer {
  * then promoted them: measured, the logged gateway's GC time per request was half again the
  * silent one's. (pino's own sonic-boom measured about 12 µs a line here: it measures the whole
  * pending string's byte length on every line.) A file gets `fs.write`; stdout gets
- * `process.stdout`, which knows pipes and terminals.
+ * `process.stdout`, which knows pipes and terminals. `beforeWriteOut` runs before each periodic
+ * write-out and `flushSync`: the logger formats the request lines still waiting there.
  */
-export function createLogBuffer(target: { fd: number } | 'stdout'): LogBuffer {
+export function createLogBuffer(target: { fd: number } | 'stdout', beforeWriteOut: () => void = () => {}): LogBuffer {
   /** Filled chunks (exactly their bytes) waiting for the write in flight. */
   let queue: Buffer[] = [];
   let queued = 0;
@@ -61,7 +62,10 @@ export function createLogBuffer(target: { fd: number } | 'stdout'): LogBuffer {
     if (target === 'stdout') process.stdout.write(data, done);
     else writeAsync(target.fd, data, 0, data.length, null, done);
   };
-  const timer = setInterval(drain, flushEveryMs);
+  const timer = setInterval(() => {
+    beforeWriteOut();
+    drain();
+  }, flushEveryMs);
   timer.unref();
 
   return {
@@ -86,6 +90,7 @@ export function createLogBuffer(target: { fd: number } | 'stdout'): LogBuffer {
       used += current.write(line, used);
     },
     flushSync() {
+      beforeWriteOut();
       // A write in flight finishes on its own; what is gathered since goes after it in the file.
       const data = takeAll();
       if (data.length === 0) return;

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 import { createLogBuffer } from './log-buffer.js';
 import { requestLine, type RequestFields } from './request-line.js';
+import { createRequestLines } from './request-lines.js';
 
 import type { LogLevel } from './log-level.js';
 
@@ -71,17 +72,34 @@ function openLogFile(path: string): number {
   return openSync(path, 'a');
 }
 
-function destinationOf(options: LoggerOptions): { stream: DestinationStream; flush: () => void } {
+/** Where lines go: pino's stream, the request line's way in, and the flush before exit. */
+interface Destination {
+  stream: DestinationStream;
+  request: (fields: RequestFields) => void;
+  flush: () => void;
+}
+
+function destinationOf(options: LoggerOptions): Destination {
   const write = options.write;
-  if (write)
-    return {
-      stream: { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) },
-      flush: () => {},
-    };
+  if (write) {
+    // A sink of the caller's gets each line as it is logged.
+    const stream = { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) };
+    return { stream, request: (fields) => stream.write(requestLine(fields)), flush: () => {} };
+  }
   const target = options.destination ?? 'stdout';
   // Opened here, synchronously: lines written before an asynchronous open finished would wait on it.
-  const buffer = createLogBuffer(target === 'stdout' ? 'stdout' : { fd: openLogFile(target) });
-  return { stream: buffer, flush: () => buffer.flushSync() };
+  const fd = target === 'stdout' ? 'stdout' : { fd: openLogFile(target) };
+  // The buffer writes out in chunks: request lines are formatted in batches before it does, and
+  // before any other line, so the file keeps the order things were logged in (request-lines.ts).
+  const buffer = createLogBuffer(fd, () => lines.flush());
+  const lines = createRequestLines((line) => buffer.write(line));
+  const stream = {
+    write: (line: string) => {
+      lines.flush();
+      buffer.write(line);
+    },
+  };
+  return { stream, request: (fields) => lines.add(fields), flush: () => buffer.flushSync() };
 }
 
 /** Structured JSON logs through pino: one line per call, secrets redacted by configured paths. */
@@ -112,7 +130,7 @@ export function createLogger(
     error: emit('error'),
     enabled: (at) => log.isLevelEnabled(at),
     request: (fields) => {
-      if (requestsOn) out.stream.write(requestLine(fields));
+      if (requestsOn) out.request(fields);
     },
     flush: () => {
       out.flush();

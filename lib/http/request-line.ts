@@ -16,8 +16,7 @@ let clockMs = -1;
 let clockHead = '';
 let secondStart = -1;
 let secondIso = '';
-function headNow(): string {
-  const now = Date.now();
+function headAt(now: number): string {
   if (now !== clockMs) {
     clockMs = now;
     const ms = now % 1000;
@@ -104,13 +103,14 @@ export type RequestFields = {
 } & { [K in keyof UpstreamFields]?: UpstreamFields[K] | undefined };
 
 /**
- * One request line, newline included; `undefined` fields are left out, as pino leaves them out.
+ * One request line, newline included, stamped with `at` (epoch milliseconds: when the request
+ * ended); `undefined` fields are left out, as pino leaves them out.
  * The field names are written as literals, one after the other: walking the record's keys (as
  * a general serializer must) and looking up each key's JSON cost about as much again as the
  * values, measured in instructions per proxied call with callgrind (bench/README.md, session 10).
  */
-export function requestLine(f: RequestFields): string {
-  let line = headNow();
+export function requestLine(f: RequestFields, at: number = Date.now()): string {
+  let line = headAt(at);
   if (f.request_id !== undefined) line += ',"request_id":' + text(f.request_id);
   if (f.method !== undefined) line += ',"method":' + text(f.method);
   if (f.path !== undefined) line += ',"path":' + text(f.path);

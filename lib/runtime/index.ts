@@ -2,6 +2,7 @@ import { steadyHeapGrowth } from './heap-growth.js';
 import { keepTickShape } from './tick-shape.js';
 
 export { keepTickShape } from './tick-shape.js';
+export { settleHttpShapes } from './http-shapes.js';
 export { steadyHeapGrowth, heapGrowingPercent } from './heap-growth.js';
 
 /**

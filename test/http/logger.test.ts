@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { createLogger, type RequestFields } from '../../lib/http/logger.js';
+import { createRequestLines } from '../../lib/http/request-lines.js';
 
 t.test('lines keep the JSON shape: level, ISO time, fields, msg', async (t) => {
   const lines: string[] = [];
@@ -264,4 +265,88 @@ t.test('a request line writes every number as JSON.stringify does: timings in hu
     [0, 0, 1],
     'and read back as the same numbers',
   );
+});
+
+t.test(
+  'a file destination stamps each request line with the time its request ended, not when it is written out',
+  async (t) => {
+    const file = join(t.testdir(), 'stamped.log');
+    const logger = createLogger({ destination: file });
+    const realNow = Date.now;
+    t.teardown(() => {
+      Date.now = realNow;
+    });
+    // Two requests a few seconds apart, both still waiting to be formatted when the file is flushed.
+    const first = Date.parse('2026-01-02T03:04:05.006Z');
+    const second = Date.parse('2026-01-02T03:04:09.871Z');
+    Date.now = () => first;
+    logger.request({ request_id: 'early', path: '/proxy/a', status: 200 });
+    Date.now = () => second;
+    logger.request({ request_id: 'late', path: '/proxy/b', status: 200 });
+    logger.flush();
+    Date.now = realNow;
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { request_id: string; time: string });
+    t.same(
+      lines.map((l) => [l.request_id, l.time]),
+      [
+        ['early', '2026-01-02T03:04:05.006Z'],
+        ['late', '2026-01-02T03:04:09.871Z'],
+      ],
+    );
+  },
+);
+
+t.test('a file destination keeps request lines and other lines in the order they were logged', async (t) => {
+  const file = join(t.testdir(), 'ordered.log');
+  const logger = createLogger({ destination: file });
+  logger.request({ request_id: 'r1', path: '/proxy/a', status: 200 });
+  logger.warn('between', { reason: 'x' });
+  logger.request({ request_id: 'r2', path: '/proxy/b', status: 502 });
+  logger.error('after');
+  logger.flush();
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { msg: string; request_id?: string });
+  t.same(
+    lines.map((l) => l.request_id ?? l.msg),
+    ['r1', 'between', 'r2', 'after'],
+  );
+});
+
+t.test('a request line reaches a file destination by itself, without a flush', async (t) => {
+  const file = join(t.testdir(), 'by-itself.log');
+  const logger = createLogger({ destination: file });
+  t.teardown(() => logger.flush());
+  logger.request({ request_id: 'lonely', path: '/proxy/a', status: 200 });
+  const deadline = Date.now() + 3_000;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (text.includes('"lonely"')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.match(text, /"request_id":"lonely"/, 'written out within the buffer’s period (1 s)');
+});
+
+t.test('request lines wait for a batch at most: the batch-th line writes them all out, in order', async (t) => {
+  const written: string[] = [];
+  const lines = createRequestLines((line) => written.push(line), 4);
+  for (const id of ['a', 'b', 'c']) lines.add({ request_id: id, status: 200 });
+  t.equal(written.length, 0, 'three lines wait');
+  t.equal(lines.waiting, 3);
+  lines.add({ request_id: 'd', status: 200 });
+  t.same(
+    written.map((l) => (JSON.parse(l) as { request_id: string }).request_id),
+    ['a', 'b', 'c', 'd'],
+    'the fourth wrote out all four',
+  );
+  t.equal(lines.waiting, 0);
+  lines.add({ request_id: 'e', status: 204 });
+  lines.flush();
+  t.equal(written.length, 5, 'a flush writes out what waits');
+  t.ok((written[4] as string).endsWith('"msg":"request"}\n'), 'one line, newline included');
 });
