@@ -13,8 +13,9 @@ const deadlineMs = 2_000;
  * Why (bench/README.md, session 25): standalone servers set up through their HTTP API ran
  * their proxied calls at 1.15–1.4 × the CPU of the bare forwarder, most of them at the top of
  * that, against 1.05–1.2 × for the same servers after this exchange (two runs of 4 servers of
- * each, interleaved turns, Node 20, 1 KiB). The slow ones spent their extra time in V8's inline-cache misses, map migrations
- * in Node's `OutgoingMessage` constructor and dictionary inserts; one exchange was enough, and
+ * each, interleaved turns, Node 20, 1 KiB). The slow ones spent their extra time in V8's
+ * inline-cache misses, map migrations in Node's `OutgoingMessage` constructor and dictionary
+ * inserts; one exchange was enough, and
  * it made no difference when run before the gateway's modules were loaded. Which first object
  * decides it was not pinned down.
  *
@@ -27,33 +28,27 @@ export async function settleHttpShapes(): Promise<void> {
     res.end('ok');
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      (async () => {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve());
-        });
-        const { port } = server.address() as AddressInfo;
-        await new Promise<void>((resolve, reject) => {
-          const req = request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
-            res.resume();
-            res.once('end', resolve);
-            res.once('error', reject);
-          });
-          req.once('error', reject);
-          req.end();
-        });
-      })(),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadlineMs);
-      }),
-    ]);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    // The signal ends a stalled exchange as an error, so nothing settles after this returns.
+    await new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: '/', agent, signal: AbortSignal.timeout(deadlineMs) },
+        (res) => {
+          res.resume();
+          res.once('close', () => resolve());
+        },
+      );
+      req.once('error', reject);
+      req.end();
+    });
   } catch {
-    // An optimisation only: a loopback that refuses is no reason to stop the start.
+    // An optimisation only: a loopback that refuses or stalls is no reason to stop the start.
   } finally {
-    clearTimeout(timer);
     agent.destroy();
     server.closeAllConnections();
     server.close();
