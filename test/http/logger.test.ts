@@ -350,3 +350,18 @@ t.test('request lines wait for a batch at most: the batch-th line writes them al
   t.equal(written.length, 5, 'a flush writes out what waits');
   t.ok((written[4] as string).endsWith('"msg":"request"}\n'), 'one line, newline included');
 });
+
+t.test('a caller cannot forge a line in a file destination through the values it sends', async (t) => {
+  const file = join(t.testdir(), 'forged.log');
+  const logger = createLogger({ destination: file });
+  const path = '/proxy/x"}\n{"level":"error","time":"2026-01-01T00:00:00.000Z","msg":"forged"}\r\n';
+  logger.request({ request_id: 'attacker', method: 'GET', path, status: 404 });
+  logger.request({ request_id: 'next', method: 'GET', path: '/proxy/y', status: 200 });
+  logger.flush();
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  t.equal(lines.length, 2, 'one line per request, however many newlines a value holds');
+  const first = JSON.parse(lines[0] as string) as { path: string; msg: string; level: string };
+  t.equal(first.path, path, 'the value reads back whole');
+  t.match(first, { msg: 'request', level: 'info' });
+  t.notMatch(readFileSync(file, 'utf8'), /"msg":"forged"/, 'no line of the caller’s making');
+});
