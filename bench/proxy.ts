@@ -43,6 +43,8 @@ interface Options {
   pin: boolean;
   /** How many processes of each kind: a row's figure is the median of its processes'. */
   processes: number;
+  /** The in-process stack's process set up as README's "Mounting" says (tuneServerProcess, settleHttpShapes). */
+  tuned: boolean;
 }
 
 const proxyUsage = `bench [options]   (bench/README.md)
@@ -56,7 +58,8 @@ const proxyUsage = `bench [options]   (bench/README.md)
   --verbose                  print each cycle
   --standalone-store <url>   the standalone server's store (none skips its rows)   default SQLite in a temp folder
   --processes <n>            every measured process runs n times over   default 3
-  --pin on|off               harness on CPU 0, proxies on CPU 1   default on`;
+  --pin on|off               harness on CPU 0, proxies on CPU 1   default on
+  --tuned on|off             the in-process stack's process set up as README's Mounting says   default on`;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
@@ -71,6 +74,7 @@ function parseOptions(argv: string[]): Options {
     standaloneStore: undefined,
     pin: true,
     processes: 3,
+    tuned: true,
   };
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(proxyUsage);
@@ -82,6 +86,11 @@ function parseOptions(argv: string[]): Options {
       const next = argv[++i];
       if (next === undefined) throw new Error(`${flag} needs a value`);
       return next;
+    };
+    const onOff = () => {
+      const next = value();
+      if (next !== 'on' && next !== 'off') throw new Error(`${flag} takes on or off`);
+      return next === 'on';
     };
     const number = (min: number, max: number) => {
       const n = Number(value());
@@ -110,12 +119,12 @@ function parseOptions(argv: string[]): Options {
       case '--verbose':
         options.verbose = true;
         break;
-      case '--pin': {
-        const pin = value();
-        if (pin !== 'on' && pin !== 'off') throw new Error('--pin takes on or off');
-        options.pin = pin === 'on';
+      case '--pin':
+        options.pin = onOff();
         break;
-      }
+      case '--tuned':
+        options.tuned = onOff();
+        break;
       case '--processes':
         options.processes = Math.round(number(1, 8));
         break;
@@ -379,6 +388,11 @@ async function main() {
       ? 'Pinned (taskset): load generator and upstream on CPU 0, every proxy process on CPU 1 (--pin off to let the scheduler place them).'
       : 'Not pinned: the scheduler places every process (CPU per call then moves with where each process lands).',
   );
+  console.log(
+    options.tuned
+      ? "In-process stack: its process calls tuneServerProcess() and settleHttpShapes() as README's Mounting says (--tuned off: as an application that does neither)."
+      : 'In-process stack: its process calls neither tuneServerProcess() nor settleHttpShapes() (--tuned off).',
+  );
   const upstream = await startUpstream();
   const running = new Set<Replica>();
   const stopSet = (replica: Replica) => {
@@ -390,7 +404,11 @@ async function main() {
   };
   const startSet = async (): Promise<Replica> => {
     const bare = proxyCpu(await startBareProcess(upstream.port));
-    const proxies = await start('./proxy/targets.js', [String(upstream.port)], ['--expose-gc']);
+    const proxies = await start(
+      './proxy/targets.js',
+      [String(upstream.port), options.tuned ? 'tuned' : 'untuned'],
+      ['--expose-gc'],
+    );
     proxyCpu(proxies.child);
     const standalone =
       options.standaloneStore === null ? undefined : await startStandalone(upstream.port, options.standaloneStore);

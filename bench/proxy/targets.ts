@@ -3,7 +3,10 @@
  * bare forwarder, the reference, is a process of its own too: bare-process.ts):
  *   - Portico, with an API key, an OAuth2 and an APP connection to the same upstream, twice:
  *     request logs off, and on (written to a file, as the standalone server does by default).
- * The upstream's port arrives as argv[2]; ports are reported to the harness over IPC.
+ * The upstream's port arrives as argv[2]; argv[3] is `tuned` when the process is to be set up as
+ * README's "Mounting" tells an application that owns its process (tuneServerProcess at start,
+ * settleHttpShapes before the first request), `untuned` when not. Ports are reported to the
+ * harness over IPC.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,10 +18,13 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { createMemoryStorage } from '../../adapters/storage/index.js';
 import { createGateway } from '../../lib/gateway.js';
 import { createLogger } from '../../lib/http/logger.js';
+import { settleHttpShapes, tuneServerProcess } from '../../lib/runtime/index.js';
 import { benchProviders, benchRecords } from './providers.js';
 import { benchSecretKey } from './scenarios.js';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}`;
+const tuned = process.argv[3] === 'tuned';
+if (tuned) tuneServerProcess();
 
 const listen = (server: Server) =>
   new Promise<number>((resolve) => {
@@ -43,10 +49,13 @@ async function portico(logFile: string | undefined) {
   return createServer(gateway.callback());
 }
 
-const porticoPort = await listen(await portico(undefined));
 const logDir = mkdtempSync(join(tmpdir(), 'portico-bench-logs-'));
 process.on('exit', () => rmSync(logDir, { recursive: true, force: true }));
-const loggedPort = await listen(await portico(join(logDir, 'requests.log')));
+const silentServer = await portico(undefined);
+const loggedServer = await portico(join(logDir, 'requests.log'));
+if (tuned) await settleHttpShapes();
+const porticoPort = await listen(silentServer);
+const loggedPort = await listen(loggedServer);
 
 /** Garbage-collection pauses so far, by kind: `--verbose` prints them per measurement. */
 const gc = { minor: 0, major: 0, ms: 0 };

@@ -121,6 +121,15 @@ t.test('the proxy bench answers --help and names an unknown option', async (t) =
   t.notMatch(wrong.stdout, /Portico proxy bench/, 'nothing was measured');
 });
 
+t.test('the proxy bench sets up its in-process stack as README says unless told not to', async (t) => {
+  const help = await runBench('../../bench/proxy.ts', ['--help']);
+  t.match(help.stdout, /--tuned on\|off +the in-process stack's process set up as README's Mounting says +default on/);
+  const wrong = await runBench('../../bench/proxy.ts', ['--tuned', 'maybe']);
+  t.equal(wrong.code, 1);
+  t.match(wrong.stderr, /--tuned takes on or off/);
+  t.notMatch(wrong.stdout, /Portico proxy bench/, 'nothing was measured');
+});
+
 t.test('every option with a fixed set of values lists them in --help', async (t) => {
   const expected: [string, string, RegExp][] = [
     ['connections-ab.ts', 'store', /; one of: sqlite, redis, postgres {3}default sqlite$/],
