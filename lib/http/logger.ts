@@ -88,10 +88,10 @@ function destinationOf(options: LoggerOptions): Destination {
   }
   const target = options.destination ?? 'stdout';
   // Opened here, synchronously: lines written before an asynchronous open finished would wait on it.
-  const fd = target === 'stdout' ? 'stdout' : { fd: openLogFile(target) };
+  const sink = target === 'stdout' ? 'stdout' : { fd: openLogFile(target) };
   // The buffer writes out in chunks: request lines are formatted in batches before it does, and
   // before any other line, so the file keeps the order things were logged in (request-lines.ts).
-  const buffer = createLogBuffer(fd, () => lines.flush());
+  const buffer = createLogBuffer(sink, () => lines.flush());
   const lines = createRequestLines((line) => buffer.write(line));
   const stream = {
     write: (line: string) => {
