@@ -16,6 +16,7 @@
  *   --standalone-store <url>  the standalone server's store (default: SQLite in a temp folder); `none` skips it
  *   --pin <on|off>       load generator on CPU 0, every proxy process on CPU 1 (default on; taskset)
  *   --processes <n>      every measured process runs n times over (default 3); a row is the median of its n
+ *   --freeze <on|off>    only the process whose turn it is runs; the set's others are stopped (default on)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,6 +24,7 @@ import { cpus, loadavg } from 'node:os';
 import { download, upload } from './proxy/large-body.js';
 import { createClient, percentile, runLoad } from './proxy/load.js';
 import { targets, type Target } from './proxy/scenarios.js';
+import { createFreezer, type Freezer } from './proxy/freeze.js';
 import { pinToCpu } from './proxy/pin.js';
 import { startBareProcess, type BareProcess } from './proxy/bare-process.js';
 import { startStandalone, type Standalone } from './proxy/standalone.js';
@@ -45,6 +47,8 @@ interface Options {
   processes: number;
   /** The in-process stack's process set up as README's "Mounting" says (tuneServerProcess, settleHttpShapes). */
   tuned: boolean;
+  /** Every process of a set but the one whose turn it is stopped (bench/proxy/freeze.ts). */
+  freeze: boolean;
 }
 
 const proxyUsage = `bench [options]   (bench/README.md)
@@ -59,7 +63,8 @@ const proxyUsage = `bench [options]   (bench/README.md)
   --standalone-store <url>   the standalone server's store (none skips its rows)   default SQLite in a temp folder
   --processes <n>            every measured process runs n times over   default 3
   --pin on|off               harness on CPU 0, proxies on CPU 1   default on
-  --tuned on|off             the in-process stack's process set up as README's Mounting says   default on`;
+  --tuned on|off             the in-process stack's process set up as README's Mounting says   default on
+  --freeze on|off            between its turns, every other process of the set stopped   default on`;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
@@ -75,6 +80,7 @@ function parseOptions(argv: string[]): Options {
     pin: true,
     processes: 3,
     tuned: true,
+    freeze: true,
   };
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(proxyUsage);
@@ -124,6 +130,9 @@ function parseOptions(argv: string[]): Options {
         break;
       case '--tuned':
         options.tuned = onOff();
+        break;
+      case '--freeze':
+        options.freeze = onOff();
         break;
       case '--processes':
         options.processes = Math.round(number(1, 8));
@@ -237,6 +246,8 @@ interface Usage {
   gc: { minor: number; major: number; ms: number };
 }
 type CpuClock = (target: Target) => Promise<Usage>;
+/** Lets the process serving `target` run, and stops the set's others (bench/proxy/freeze.ts). */
+type Turn = (target: Target) => void;
 
 /** One set of the measured processes: the bare forwarder, the proxies' child (Portico in process), the standalone server, and it with metrics. */
 interface Replica {
@@ -244,9 +255,10 @@ interface Replica {
   proxies: { child: ChildProcess; ready: Record<string, number> };
   standalone: Standalone | undefined;
   metrics: Standalone | undefined;
+  freezer: Freezer;
 }
 
-async function measure(options: Options, list: Target[], size: number, cpu: CpuClock): Promise<Row[]> {
+async function measure(options: Options, list: Target[], size: number, cpu: CpuClock, turn: Turn): Promise<Row[]> {
   const body = options.upload ? Buffer.alloc(size, 'u') : undefined;
   const loads = list.map((target) => ({
     target,
@@ -268,7 +280,10 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
   }));
   try {
     if (options.warmup > 0)
-      for (const { load, client } of loads) await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
+      for (const { target, load, client } of loads) {
+        turn(target);
+        await runLoad({ ...load, durationMs: options.warmup * 1000 }, client);
+      }
     // Short slices, round robin, the first target moving by one each cycle: a busy spell on a shared
     // machine that outlasts a cycle falls on every target alike instead of on whichever ran then.
     const cycles = Math.max(1, Math.round((options.duration * 1000) / options.slice));
@@ -276,6 +291,7 @@ async function measure(options: Options, list: Target[], size: number, cpu: CpuC
       const line: string[] = [];
       for (let i = 0; i < loads.length; i++) {
         const entry = loads[(cycle + i) % loads.length] as (typeof loads)[number];
+        turn(entry.target);
         const before = await cpu(entry.target);
         const result = await runLoad({ ...entry.load, durationMs: options.slice }, entry.client);
         const after = await cpu(entry.target);
@@ -393,9 +409,16 @@ async function main() {
       ? "In-process stack: its process calls tuneServerProcess() and settleHttpShapes() as README's Mounting says (--tuned off: as an application that does neither)."
       : 'In-process stack: its process calls neither tuneServerProcess() nor settleHttpShapes() (--tuned off).',
   );
+  console.log(
+    options.freeze
+      ? "Turns: only the process whose turn it is runs; the set's others are stopped (SIGSTOP) until theirs (--freeze off: all run all the time)."
+      : 'Turns: every process of the set runs all the time, idle between its turns (--freeze off).',
+  );
   const upstream = await startUpstream();
   const running = new Set<Replica>();
   const stopSet = (replica: Replica) => {
+    // A stopped process acts on no signal but SIGKILL: continued before it is told to end.
+    replica.freezer.thawAll();
     replica.bare.stop();
     replica.proxies.child.kill();
     replica.standalone?.stop();
@@ -421,7 +444,8 @@ async function main() {
             SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
           });
     proxyCpu(metrics);
-    const replica = { bare, proxies, standalone, metrics };
+    const freezer = createFreezer([bare.pid, proxies.child.pid, standalone?.pid, metrics?.pid], options.freeze);
+    const replica = { bare, proxies, standalone, metrics, freezer };
     running.add(replica);
     return replica;
   };
@@ -438,6 +462,17 @@ async function main() {
       // The direct calls touch no proxy process.
       const server = target.process === 'none' ? undefined : replica[target.process];
       return { micros: server?.cpuMicros() ?? Number.NaN, gc: noGc };
+    };
+  const turnOf =
+    (replica: Replica): Turn =>
+    (target) => {
+      const serving =
+        target.process === 'none'
+          ? undefined
+          : target.process === 'proxies'
+            ? replica.proxies.child.pid
+            : replica[target.process]?.pid;
+      replica.freezer.runOnly(serving);
     };
   try {
     const measured: Row[] = [];
@@ -464,9 +499,12 @@ async function main() {
           r,
         );
         if (r === 0) list = set;
-        for (const size of options.sizes) measured.push(...(await measure(options, set, size, cpuOf(replica))));
+        for (const size of options.sizes)
+          measured.push(...(await measure(options, set, size, cpuOf(replica), turnOf(replica))));
       } finally {
+        // The first set waits, stopped, for the large-body run when there is one.
         if (options.large === 0 || r > 0) stopSet(replica);
+        else replica.freezer.runOnly(undefined);
       }
     }
     const rows = combine(measured);
@@ -492,7 +530,8 @@ async function main() {
         ['upload', upload],
         ['download', download],
       ] as const) {
-        const { proxies } = [...running][0] as Replica;
+        const { proxies, freezer } = [...running][0] as Replica;
+        freezer.runOnly(proxies.child.pid);
         await ask(proxies.child, 'rss-start', 'rss-started');
         const result = await transfer(apiKey, options.large);
         const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');

@@ -130,6 +130,15 @@ t.test('the proxy bench sets up its in-process stack as README says unless told 
   t.notMatch(wrong.stdout, /Portico proxy bench/, 'nothing was measured');
 });
 
+t.test('the proxy bench stops the processes whose turn it is not unless told not to', async (t) => {
+  const help = await runBench('../../bench/proxy.ts', ['--help']);
+  t.match(help.stdout, /--freeze on\|off +between its turns, every other process of the set stopped +default on/);
+  const wrong = await runBench('../../bench/proxy.ts', ['--freeze', 'sometimes']);
+  t.equal(wrong.code, 1);
+  t.match(wrong.stderr, /--freeze takes on or off/);
+  t.notMatch(wrong.stdout, /Portico proxy bench/, 'nothing was measured');
+});
+
 t.test('every option with a fixed set of values lists them in --help', async (t) => {
   const expected: [string, string, RegExp][] = [
     ['connections-ab.ts', 'store', /; one of: sqlite, redis, postgres {3}default sqlite$/],
