@@ -444,7 +444,7 @@ async function main() {
             SERVICE_METRICS_TOKEN: 'mt_bench_0123456789abcdef',
           });
     proxyCpu(metrics);
-    const freezer = createFreezer([bare.pid, proxies.child.pid, standalone?.pid, metrics?.pid], options.freeze);
+    const freezer = createFreezer([bare, proxies.child, standalone, metrics], options.freeze);
     const replica = { bare, proxies, standalone, metrics, freezer };
     running.add(replica);
     return replica;
@@ -470,8 +470,8 @@ async function main() {
         target.process === 'none'
           ? undefined
           : target.process === 'proxies'
-            ? replica.proxies.child.pid
-            : replica[target.process]?.pid;
+            ? replica.proxies.child
+            : replica[target.process];
       replica.freezer.runOnly(serving);
     };
   try {
@@ -531,7 +531,7 @@ async function main() {
         ['download', download],
       ] as const) {
         const { proxies, freezer } = [...running][0] as Replica;
-        freezer.runOnly(proxies.child.pid);
+        freezer.runOnly(proxies.child);
         await ask(proxies.child, 'rss-start', 'rss-started');
         const result = await transfer(apiKey, options.large);
         const rss = await ask<{ baseline: number; peak: number }>(proxies.child, 'rss-stop', 'rss');

@@ -11,6 +11,8 @@ export interface BareProcess {
   pid: number;
   /** CPU microseconds the process has used so far (Linux /proc; undefined elsewhere). */
   cpuMicros(): number | undefined;
+  /** Signals the process while it runs (bench/proxy/freeze.ts); nothing once it has exited. */
+  kill(signal: NodeJS.Signals): boolean;
   stop(): void;
 }
 
@@ -33,5 +35,11 @@ export async function startBareProcess(upstreamPort: number, launch: BareLaunch 
   const stop = () => child.kill();
   process.once('exit', stop);
   const port = await portWhenListening(child, 'the bare forwarder', launch.startMs ?? 30_000);
-  return { port, pid: child.pid as number, cpuMicros: () => processCpuMicros(child.pid), stop };
+  return {
+    port,
+    pid: child.pid as number,
+    cpuMicros: () => processCpuMicros(child.pid),
+    kill: (signal) => child.kill(signal),
+    stop,
+  };
 }

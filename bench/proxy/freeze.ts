@@ -14,29 +14,30 @@
  * there, instead of falling on whichever target runs meanwhile.
  */
 
+/**
+ * A process the harness started: Node's ChildProcess or what wraps one. Its `kill` signals the
+ * process while it runs and does nothing once it has exited (Node drops the handle when it reaps
+ * the child), so a pid the system has since given to another process is never signalled.
+ */
+export interface Stoppable {
+  kill(signal: 'SIGSTOP' | 'SIGCONT'): unknown;
+}
+
 export interface Freezer {
-  /** Lets `pid` run and stops every other process of the set (`undefined`: stops them all). */
-  runOnly(pid: number | undefined): void;
+  /** Lets `running` run and stops every other process of the set (`undefined`: stops them all). */
+  runOnly(running: Stoppable | undefined): void;
   /** Lets every process of the set run again (before stopping them, or a run that needs them all). */
   thawAll(): void;
 }
 
-const signal = (pid: number, name: 'SIGSTOP' | 'SIGCONT'): void => {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // A process that has ended needs neither.
-  }
-};
-
 /** Every stopped process of every freezer, continued when the harness exits or is interrupted. */
-const frozen = new Set<number>();
+const frozen = new Set<Stoppable>();
 let guarded = false;
 function guardExit(): void {
   if (guarded) return;
   guarded = true;
   const thaw = () => {
-    for (const pid of frozen) signal(pid, 'SIGCONT');
+    for (const member of frozen) member.kill('SIGCONT');
     frozen.clear();
   };
   process.on('exit', thaw);
@@ -56,23 +57,23 @@ function guardExit(): void {
 }
 
 /** `enabled` false (`--freeze off`): every process runs all the time, as before session 27. */
-export function createFreezer(pids: readonly (number | undefined)[], enabled: boolean): Freezer {
-  const members = pids.filter((pid): pid is number => pid !== undefined);
+export function createFreezer(processes: readonly (Stoppable | undefined)[], enabled: boolean): Freezer {
+  const members = processes.filter((member): member is Stoppable => member !== undefined);
   if (!enabled) return { runOnly: () => {}, thawAll: () => {} };
   guardExit();
   return {
-    runOnly(pid) {
+    runOnly(running) {
       for (const member of members) {
-        if (member === pid) {
-          if (frozen.delete(member)) signal(member, 'SIGCONT');
+        if (member === running) {
+          if (frozen.delete(member)) member.kill('SIGCONT');
         } else if (!frozen.has(member)) {
           frozen.add(member);
-          signal(member, 'SIGSTOP');
+          member.kill('SIGSTOP');
         }
       }
     },
     thawAll() {
-      for (const member of members) if (frozen.delete(member)) signal(member, 'SIGCONT');
+      for (const member of members) if (frozen.delete(member)) member.kill('SIGCONT');
     },
   };
 }

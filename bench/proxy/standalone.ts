@@ -19,6 +19,8 @@ export interface Standalone {
   pid: number | undefined;
   /** CPU microseconds the server's process has used so far (Linux /proc; undefined elsewhere). */
   cpuMicros(): number | undefined;
+  /** Signals the server while it runs (bench/proxy/freeze.ts); nothing once it has exited. */
+  kill(signal: NodeJS.Signals): boolean;
   stop(): void;
 }
 
@@ -82,6 +84,7 @@ export async function startStandalone(
     port,
     pid: child.pid,
     cpuMicros: () => processCpuMicros(child.pid),
+    kill: (signal) => child.kill(signal),
     stop,
   };
 }

@@ -41,12 +41,12 @@ function idle(t: Test): ChildProcess & { pid: number } {
 
 t.test('only the process whose turn it is runs; the others wait, stopped, for theirs', async (t) => {
   const [a, b, c] = [idle(t), idle(t), idle(t)];
-  const freezer = createFreezer([a.pid, undefined, b.pid, c.pid], true);
-  freezer.runOnly(a.pid);
+  const freezer = createFreezer([a, undefined, b, c], true);
+  freezer.runOnly(a);
   t.not(await running(a.pid), 'T', 'the one whose turn it is runs');
   t.equal(await stopped(b.pid), 'T');
   t.equal(await stopped(c.pid), 'T');
-  freezer.runOnly(b.pid);
+  freezer.runOnly(b);
   t.equal(await stopped(a.pid), 'T', 'its turn over, it is stopped');
   t.not(await running(b.pid), 'T', 'the next one is continued');
   t.equal(stateOf(c.pid), 'T');
@@ -55,17 +55,32 @@ t.test('only the process whose turn it is runs; the others wait, stopped, for th
   freezer.thawAll();
   for (const child of [a, b, c]) t.not(await running(child.pid), 'T', 'every one runs again');
   // A process stopped by the freezer is told to end only once continued: it acts on the signal.
-  freezer.runOnly(a.pid);
+  freezer.runOnly(a);
   freezer.thawAll();
   b.kill('SIGTERM');
   await once(b, 'exit');
   t.equal(await settle(b.pid, (s) => s === 'gone'), 'gone');
 });
 
+t.test('a process that has exited is not signalled: its pid may be another process now', async (t) => {
+  const [a, b] = [idle(t), idle(t)];
+  const freezer = createFreezer([a, b], true);
+  a.kill('SIGKILL');
+  await once(a, 'exit');
+  // Node drops the handle when it reaps the child; a signal after that goes nowhere.
+  t.equal(a.kill('SIGSTOP'), false);
+  freezer.runOnly(undefined);
+  t.equal(await stopped(b.pid), 'T', 'the one still running is stopped');
+  freezer.runOnly(a);
+  t.equal(stateOf(b.pid), 'T');
+  freezer.thawAll();
+  t.not(await running(b.pid), 'T');
+});
+
 t.test('--freeze off stops nothing', async (t) => {
   const [a, b] = [idle(t), idle(t)];
-  const freezer = createFreezer([a.pid, b.pid], false);
-  freezer.runOnly(a.pid);
+  const freezer = createFreezer([a, b], false);
+  freezer.runOnly(a);
   freezer.runOnly(undefined);
   await new Promise((resolve) => setTimeout(resolve, 100));
   t.not(stateOf(a.pid), 'T');
@@ -78,7 +93,7 @@ t.test('an interrupted harness continues the processes it stopped, which then en
     import { spawn } from 'node:child_process';
     import { createFreezer } from ${moduleUrl('../../bench/proxy/freeze.ts', import.meta.url)};
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
-    createFreezer([child.pid], true).runOnly(undefined);
+    createFreezer([child], true).runOnly(undefined);
     console.log(child.pid);
     setInterval(() => {}, 1000);`;
   const harness = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
