@@ -7,7 +7,7 @@ import { requestHeaders } from './headers.js';
 import type { ResolvedProxyOptions } from './options.js';
 import type { PageRequest } from './paginate.js';
 import type { PreparedCall } from './prepare.js';
-import { eventSubject, proxyChannels, type ProxyEventSubject, type ProxyResponseEvent } from './diagnostics.js';
+import { eventSubject, proxyChannels, responseEvent, type ProxyEventSubject } from './diagnostics.js';
 import { announcedWait, backoff, isIdempotent, isRetryableStatus, sleep } from './retry.js';
 import type { Cancel, SendOutcome, Upstream, UpstreamRequest } from './upstream.js';
 
@@ -137,13 +137,10 @@ export function createExchange(deps: ExchangeDeps) {
     started: number,
   ): IncomingMessage => {
     if (proxyChannels.response.hasSubscribers) {
-      const event: ProxyResponseEvent = Object.assign(subject(call, page), {
-        status: response.statusCode ?? 0,
-        retries,
-        refreshed,
-        durationMs: started === 0 ? 0 : performance.now() - started,
-      });
-      proxyChannels.response.publish(event);
+      const durationMs = started === 0 ? 0 : performance.now() - started;
+      proxyChannels.response.publish(
+        responseEvent(call, page.path, response.statusCode ?? 0, retries, refreshed, durationMs),
+      );
     }
     return response;
   };

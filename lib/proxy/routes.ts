@@ -7,7 +7,7 @@ import { toRouter, type HttpMethod, type RouteSpec } from '../http/route-spec.js
 import type { GatewayState } from '../http/state.js';
 import { incomingBody, readAll, type RequestBody } from './body.js';
 import { readControl } from './control.js';
-import { eventSubject, proxyChannels, type ProxyCallEvent } from './diagnostics.js';
+import { callEvent, proxyChannels, type ProxyCallEvent } from './diagnostics.js';
 import type { Exchange } from './exchange.js';
 import type { ResolvedProxyOptions } from './options.js';
 import { walkPages } from './pages.js';
@@ -45,11 +45,8 @@ async function pageBody(body: RequestBody): Promise<Buffer | undefined> {
 }
 
 /** The call's start event (only built when someone subscribes), published at once. */
-function callEvent(ctx: { state: GatewayState }, call: PreparedCall): ProxyCallEvent {
-  const event: ProxyCallEvent = Object.assign(eventSubject(call, call.path), {
-    requestId: ctx.state.requestId,
-    startedAt: performance.now(),
-  });
+function startCall(ctx: { state: GatewayState }, call: PreparedCall): ProxyCallEvent {
+  const event = callEvent(call, ctx.state.requestId, performance.now());
   if (proxyChannels.callStart.hasSubscribers) proxyChannels.callStart.publish(event);
   return event;
 }
@@ -163,7 +160,7 @@ export function createProxyRoutes(deps: ProxyRouteDeps) {
     const { req, res } = ctx;
     const cancel: Cancel = { aborted: false, onAbort: undefined, body: undefined };
     const event =
-      proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? callEvent(ctx, call) : undefined;
+      proxyChannels.callStart.hasSubscribers || proxyChannels.callEnd.hasSubscribers ? startCall(ctx, call) : undefined;
     // http-proxy leaves the provider request running when the caller goes away; this stops it
     // (and, once the answer streams, the provider's body).
     res.on('close', () => {
