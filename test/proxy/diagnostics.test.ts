@@ -48,3 +48,52 @@ t.test('an unreachable provider is published as an error', async (t) => {
   t.equal((await s.proxy('GET', '/v1/x')).status, 502);
   t.match(errors, [{ reason: 'unreachable', code: 'ECONNREFUSED', path: '/v1/x' }]);
 });
+
+t.test(
+  'a call publishes one event at start and the same object, completed, at the end; its answer one more',
+  async (t) => {
+    const s = await proxySetup(t, {
+      respond: (_req, res) => {
+        res.statusCode = 201;
+        res.end('{}');
+      },
+    });
+    const starts = record(t, 'portico:proxy:call:start');
+    const ends = record(t, 'portico:proxy:call:end');
+    const responses = record(t, 'portico:proxy:response');
+    const res = await s.proxy('POST', '/v1/items?token=secret-in-query', {
+      headers: { 'x-request-id': 'req-42', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    t.equal(res.status, 201);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const subject = {
+      environment: 'dev',
+      providerConfigKey: 'fake',
+      connectionId: 'c1',
+      provider: 'fake-api',
+      method: 'POST',
+      host: new URL(s.provider.url).host,
+      path: '/v1/items',
+    };
+    t.equal(starts.length, 1, 'one start');
+    t.equal(ends.length, 1, 'one end');
+    t.equal(ends[0], starts[0], 'the end is the start event, completed');
+    const call = ends[0] as Record<string, unknown>;
+    t.strictSame(
+      Object.keys(call).sort(),
+      [...Object.keys(subject), 'requestId', 'startedAt', 'status', 'durationMs'].sort(),
+    );
+    t.match(call, { ...subject, requestId: 'req-42', status: 201 });
+    t.ok((call.durationMs as number) > 0 && typeof call.startedAt === 'number', 'timed');
+    t.equal(responses.length, 1, 'one answer');
+    const answer = responses[0] as Record<string, unknown>;
+    t.strictSame(
+      Object.keys(answer).sort(),
+      [...Object.keys(subject), 'status', 'retries', 'refreshed', 'durationMs'].sort(),
+    );
+    t.match(answer, { ...subject, status: 201, retries: 0, refreshed: false });
+    t.ok((answer.durationMs as number) > 0, 'upstream time measured');
+    t.notMatch(JSON.stringify([call, answer]), /secret-in-query|sk_fake/, 'no query string, no credential');
+  },
+);
