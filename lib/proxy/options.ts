@@ -36,7 +36,7 @@ interface ProxyNumbers {
   maxDecodedBytes?: number;
   /** Largest response the programmatic API buffers; use `responseType: 'stream'` beyond. Default 50 MiB. */
   maxBufferedResponseBytes?: number;
-  /** Idle keep-alive sockets per provider host. Default 256. */
+  /** Idle keep-alive connections kept per provider host and port. Default 256. */
   maxFreeSockets?: number;
 }
 

@@ -1,11 +1,4 @@
-import {
-  Agent as HttpAgent,
-  type AgentOptions,
-  type ClientRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { BodySource } from './body.js';
@@ -13,6 +6,7 @@ import type { ResolvedProxyOptions } from './options.js';
 import { createDeadlines, type Deadlines, type Expiring } from './deadlines.js';
 import { dropConnection } from './drop-connection.js';
 import type { ProviderBase } from './provider-base.js';
+import { createSocketPool, type SocketPool } from './socket-pool.js';
 
 /** One request to a provider, fully built: nothing here is read from the caller any more. */
 export interface UpstreamRequest {
@@ -82,10 +76,11 @@ interface Target {
  * The options http-proxy builds for `http.request`, begun from this object (its `ssl` option).
  * http-proxy copies ten fields onto it on every request — the target's TLS settings, its socket
  * path, a local address and a URL — that a Portico request never sets, so they arrive as
- * `undefined`. Node then copies every enumerable field of the options four times on the way to
- * the agent (`ClientRequest`, then `Agent.addRequest`, into objects without a prototype, which
- * V8 keeps as hash tables): measured with callgrind on the standalone server, those copies were
- * about a sixth of a proxied call's instructions (bench/README.md, session 10). Here those ten
+ * `undefined`. Node then copies every enumerable field of the options on the way to the agent
+ * (`ClientRequest`, twice, the second time into an object without a prototype, which V8 keeps as
+ * a hash table; Node's own `Agent.addRequest` copied them twice more until the proxy had its own
+ * pool, lib/proxy/socket-pool.ts): measured with callgrind on the standalone server, those copies
+ * were about a sixth of a proxied call's instructions (bench/README.md, session 10). Here those ten
  * fields are own, writable and **not enumerable**, so http-proxy's writes land on them and
  * Node's copies skip them: the request options carry port, host, hostname, method, headers,
  * agent and path (and `rejectUnauthorized` for https). One object per protocol serves every
@@ -118,7 +113,7 @@ interface StreamOptions {
   target: Target;
   /** The object http-proxy fills with the outgoing request's options (createOutgoingBase). */
   ssl: object;
-  agent: HttpAgent;
+  agent: SocketPool;
   method: string;
   buffer: BodySource;
   selfHandleResponse: true;
@@ -242,22 +237,10 @@ class Attempt implements Expiring, BodyWatch {
   }
 }
 
-/** Node's own defaults for an agent (Node 20 to 24): LIFO reuse of free sockets, 256 of them kept. */
-const nodeMaxFreeSockets = 256;
-
-/**
- * The agent's options, with only what differs from Node's defaults. `Agent.addRequest` copies
- * every one of them into each request's options (a spread into an object without a prototype,
- * which V8 keeps as a hash table): each field costs about 2,000 instructions a call (callgrind,
- * bench/README.md, session 11). `scheduling: 'lifo'` is Node's default, so it is never set.
- */
-export function agentOptionsFor(maxFreeSockets: number): AgentOptions {
-  return maxFreeSockets === nodeMaxFreeSockets ? { keepAlive: true } : { keepAlive: true, maxFreeSockets };
-}
-
 /**
  * The transport: http-proxy-3 (the maintained rewrite of http-proxy 1.18, which calls the
- * deprecated `util._extend` and warns on Node 22+) over one keep-alive agent per protocol.
+ * deprecated `util._extend` and warns on Node 22+) over one keep-alive socket pool per protocol
+ * (lib/proxy/socket-pool.ts, in place of Node's `Agent`).
  * Each attempt hands http-proxy a small carrier object, so headers, method and path are
  * exactly what the pipeline built, and the body is whatever stream it gives (`buffer`). The response is handed back
  * unread (`selfHandleResponse`), so the pipeline can stream it, decode it, page through it or
@@ -265,14 +248,13 @@ export function agentOptionsFor(maxFreeSockets: number): AgentOptions {
  * client goes away, so `cancel` destroys it.
  */
 export function createUpstream(options: ResolvedProxyOptions) {
-  // No socket timeout on the agent: Node would re-arm it on every read and write. Idle sockets
-  // close when the provider closes them; a request that meets one just closed is sent again.
-  const agentOptions = agentOptionsFor(options.maxFreeSockets);
+  // No socket timeout: Node would re-arm it on every read and write. Idle sockets close when
+  // the provider closes them; a request that meets one just closed is sent again.
   const deadlines = createDeadlines(options.timeoutMs);
   // Checked, not re-armed per chunk: a body is cut after between one and two idle periods of silence.
   const idle = createDeadlines(options.bodyIdleTimeoutMs);
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
+  const httpPool = createSocketPool('http:', options.maxFreeSockets);
+  const httpsPool = createSocketPool('https:', options.maxFreeSockets);
   const httpOutgoing = createOutgoingBase();
   const httpsOutgoing = createOutgoingBase();
   const proxy = createProxyServer({});
@@ -313,7 +295,7 @@ export function createUpstream(options: ResolvedProxyOptions) {
       const options: StreamOptions = {
         target: targetOf(request.base),
         ssl: https ? httpsOutgoing : httpOutgoing,
-        agent: https ? httpsAgent : httpAgent,
+        agent: https ? httpsPool : httpPool,
         method: request.method,
         buffer: request.body,
         // The response comes back unread; the path is exactly the one built (no joining, no prefix).
@@ -325,21 +307,19 @@ export function createUpstream(options: ResolvedProxyOptions) {
     });
   }
 
-  const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) =>
-    Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
-
   return {
     send,
     /** Sockets to providers: in use and idle (kept alive). */
-    sockets: () => ({
-      active: count(httpAgent.sockets) + count(httpsAgent.sockets),
-      idle: count(httpAgent.freeSockets) + count(httpsAgent.freeSockets),
-    }),
+    sockets: () => {
+      const http = httpPool.counts();
+      const https = httpsPool.counts();
+      return { active: http.active + https.active, idle: http.idle + https.idle };
+    },
     close() {
       deadlines.close();
       idle.close();
-      httpAgent.destroy();
-      httpsAgent.destroy();
+      httpPool.destroy();
+      httpsPool.destroy();
     },
   };
 }

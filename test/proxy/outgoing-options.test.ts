@@ -1,6 +1,7 @@
-import { Agent, type ClientRequest } from 'node:http';
+import http from 'node:http';
 import t, { type Test } from 'tap';
-import { agentOptionsFor, unsetByPortico } from '../../lib/proxy/upstream.js';
+import type { GatewayOptions } from '../../lib/gateway.js';
+import { unsetByPortico } from '../../lib/proxy/upstream.js';
 import { devKey, startGateway } from '../helpers/gateway.js';
 import { fakeProvider } from '../helpers/http.js';
 import { apiKey, providerEntry, send } from './helpers.js';
@@ -8,28 +9,27 @@ import { apiKey, providerEntry, send } from './helpers.js';
 /**
  * The options the proxy hands Node for a provider request (lib/proxy/upstream.ts,
  * `createOutgoingBase`): only the fields a request needs, and one reused base object per
- * protocol that never carries one request's values into another's.
+ * protocol that never carries one request's values into another's; and the keep-alive pool
+ * they go through (lib/proxy/socket-pool.ts).
  */
 
-type AddRequest = (req: ClientRequest, options: Record<string, unknown>) => void;
+type Request = typeof http.request;
 
-/** Records the enumerable options every request on an http Agent was added with, until the test ends. */
-function spyOnAgents(t: Test, agents: Agent[] = []): Record<string, unknown>[] {
+/** Records the options of every `http.request` (http-proxy-3 calls it through the module object) until the test ends. */
+function spyOnRequests(t: Test): Record<string, unknown>[] {
   const seen: Record<string, unknown>[] = [];
-  const proto = Agent.prototype as unknown as { addRequest: AddRequest };
-  const original = proto.addRequest;
-  proto.addRequest = function (this: Agent, req, options) {
-    seen.push({ ...options });
-    agents.push(this);
-    original.call(this, req, options);
-  };
+  const original = http.request;
+  http.request = function (this: unknown, ...args: Parameters<Request>) {
+    if (typeof args[0] === 'object' && !(args[0] instanceof URL)) seen.push({ ...args[0] });
+    return original.apply(this, args);
+  } as Request;
   t.teardown(() => {
-    proto.addRequest = original;
+    http.request = original;
   });
   return seen;
 }
 
-async function twoProviders(t: Test) {
+async function twoProviders(t: Test, overrides: Partial<GatewayOptions> = {}) {
   const a = await fakeProvider((req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ provider: 'a', url: req.url, auth: req.headers.authorization }));
@@ -41,6 +41,7 @@ async function twoProviders(t: Test) {
   t.teardown(() => Promise.all([a.close(), b.close()]));
   const gw = await startGateway(t, {
     providers: [providerEntry('api-a', `${a.url}/a`), providerEntry('api-b', `${b.url}/b`)],
+    ...overrides,
   });
   for (const key of ['a', 'b']) {
     t.equal(
@@ -66,12 +67,12 @@ async function twoProviders(t: Test) {
       'provider-config-key': key,
       'connection-id': 'c1',
     });
-  return { a, b, call };
+  return { a, b, call, gw };
 }
 
 t.test('a provider request reaches Node with only the fields it needs', async (t) => {
   const { a, call } = await twoProviders(t);
-  const seen = spyOnAgents(t);
+  const seen = spyOnRequests(t);
   const res = await call('a', '/v1/items?page=2');
   t.equal(res.status, 200);
   const toProvider = seen.filter((options) => options.port === Number(new URL(a.url).port));
@@ -80,34 +81,42 @@ t.test('a provider request reaches Node with only the fields it needs', async (t
   for (const field of unsetByPortico) t.notOk(field in options, `no ${field}`);
   t.match(options, { host: '127.0.0.1', hostname: '127.0.0.1', method: 'GET', path: '/a/v1/items?page=2' });
   t.equal((options.headers as Record<string, string>).authorization, `Bearer ${apiKey}-a`, 'the credential header');
-  // Agent.addRequest adds its own fields (keepAlive, noDelay, …): the request's own are these.
   t.same(
-    Object.keys(options).filter((key) => !['keepAlive', 'maxFreeSockets', 'scheduling', 'noDelay'].includes(key)),
+    Object.keys(options),
     ['port', 'host', 'hostname', 'method', 'headers', 'agent', 'path'],
     'the request fields, nothing else',
   );
 });
 
-t.test("the agent's own options, copied into every request, are only what differs from Node's defaults", async (t) => {
-  const { a, call } = await twoProviders(t);
-  const agents: Agent[] = [];
-  const seen = spyOnAgents(t, agents);
-  t.equal((await call('a', '/v1/items')).status, 200);
+t.test(
+  "provider requests go through the gateway's keep-alive pool: one connection for calls one after another",
+  async (t) => {
+    const { a, call, gw } = await twoProviders(t);
+    const connections: unknown[] = [];
+    a.server.on('connection', (socket) => connections.push(socket));
+    const seen = spyOnRequests(t);
+    t.equal((await call('a', '/v1/items')).status, 200);
+    t.equal((await call('a', '/v1/items')).status, 200);
+    const port = Number(new URL(a.url).port);
+    const agents = seen.filter((options) => options.port === port).map((options) => options.agent);
+    t.equal(agents.length, 2);
+    t.equal(agents[0], agents[1], 'one pool for both');
+    t.match(
+      agents[0],
+      { protocol: 'http:', keepAlive: true, maxFreeSockets: 256 },
+      "Node's default of free sockets kept",
+    );
+    t.equal(connections.length, 1, "the second call reused the first call's connection");
+    t.same(gw.gateway.proxy.sockets(), { active: 0, idle: 1 }, 'which waits idle');
+  },
+);
+
+t.test("a configured number of free sockets is the pool's", async (t) => {
+  const { a, call } = await twoProviders(t, { proxy: { maxFreeSockets: 32 } });
+  const seen = spyOnRequests(t);
   t.equal((await call('a', '/v1/items')).status, 200);
   const port = Number(new URL(a.url).port);
-  const agent = agents[seen.findIndex((options) => options.port === port)] as Agent & {
-    options: Record<string, unknown>;
-    scheduling: string;
-    keepAlive: boolean;
-  };
-  // Agent.addRequest spreads these into each request's options; Node adds noDelay and path itself.
-  t.same(Object.keys(agent.options).sort(), ['keepAlive', 'noDelay', 'path'], 'keepAlive, and what Node adds');
-  t.equal(agent.keepAlive, true, 'sockets are kept alive');
-  t.equal(agent.scheduling, 'lifo', 'the most recently used free socket is reused first');
-  t.equal(agent.maxFreeSockets, 256, "Node's default number of free sockets kept");
-  t.equal(Object.values(agent.freeSockets).flat().length, 1, "the second call reused the first call's socket");
-  t.same(agentOptionsFor(256), { keepAlive: true });
-  t.same(agentOptionsFor(32), { keepAlive: true, maxFreeSockets: 32 }, 'a configured limit is passed on');
+  t.match(seen.find((options) => options.port === port)?.agent, { maxFreeSockets: 32 });
 });
 
 t.test("interleaved calls to two providers: each gets its own path and credential, never the other's", async (t) => {
