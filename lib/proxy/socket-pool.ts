@@ -1,4 +1,4 @@
-import type { ClientRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 
@@ -14,23 +14,47 @@ export interface PoolRequestOptions {
 const keepAliveProbeMs = 1000;
 /** TLS sessions kept for resumption (Node's `https.Agent` keeps 100). */
 const maxTlsSessions = 100;
+/** How often idle connections are looked at: one unused through a whole period is closed (after 30 to 60 s idle). */
+export const idleSweepMs = 30_000;
 
 /** The pool's note on each of its sockets. */
 interface Held {
   idle: boolean;
+  /** The sweep period it went idle in. */
+  idleSince: number;
   /** Left the pool (an upgrade took it, or it closed): never handed out again. */
   gone: boolean;
 }
 
 const held = Symbol('portico.pool');
-type PooledSocket = Socket & { [held]?: Held; _httpMessage?: (ClientRequest & { shouldKeepAlive?: boolean }) | null };
+/** What the pool reads of the request Node last put on a socket. */
+interface LastRequest {
+  shouldKeepAlive?: boolean;
+  /** Its response: absent for a request destroyed before its socket was attached. */
+  res?: IncomingMessage | null;
+}
+type PooledSocket = Socket & { [held]?: Held; _httpMessage?: LastRequest | null };
+
+/** A `Keep-Alive: timeout=N` of at most one second: the provider closes the connection before a next call would find it (Node's agent does not keep it either). */
+function closesSoon(response: IncomingMessage): boolean {
+  const raw = response.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length !== 10 || name.toLowerCase() !== 'keep-alive') continue;
+    const timeout = /(?:^|[\s,])timeout=(\d+)/i.exec(raw[i + 1] ?? '');
+    if (timeout && Number(timeout[1]) <= 1) return true;
+  }
+  return false;
+}
 
 /**
  * Keep-alive connections to providers, handed to Node's `ClientRequest` as its agent (Node
  * accepts any object with `addRequest`). A request takes the most recently freed idle socket to
  * its host and port (LIFO, as Node's agent does), or a new one; when its response has been read
  * whole on a keep-alive connection, Node emits `free` on the socket and it goes back. Closed and
- * failed sockets leave the pool; at most `maxFreeSockets` idle ones are kept per host and port.
+ * failed sockets leave the pool; at most `maxFreeSockets` idle ones are kept per host and port,
+ * and one left unused for a whole `sweepMs` is closed (30 to 60 s idle by default: a provider
+ * host that keeps connections open forever cannot hold the gateway's descriptors forever).
  * A TLS connection opened without verifying the provider's certificate (`rejectUnauthorized:
  * false`, which the proxy never sets) is kept apart, never handed to a request that verifies.
  *
@@ -42,12 +66,15 @@ type PooledSocket = Socket & { [held]?: Held; _httpMessage?: (ClientRequest & { 
  * baseline tier (bench/README.md, session 29). Here a reuse is two map lookups and a pop.
  *
  * What it leaves out, on purpose: request queueing (no socket limit: Portico's agents had none),
- * per-request socket timeouts (the proxy's deadlines cover attempts and bodies), and moving a
- * reused socket's async id to the new request (`async_hooks` sees the socket's first request as
- * its creator; the HTTP parser's own resource, which carries a response's callbacks, is the new
- * request's).
+ * per-request socket timeouts (the proxy's deadlines cover attempts and bodies), moving a reused
+ * socket's async id to the new request (Node does it through an internal class: events of the
+ * socket itself, such as its `close`, run in the async context of the call that opened it; the
+ * HTTP parser's own resource, which carries a response's callbacks, is the new call's), and the
+ * TLS options the proxy never sets (a CA, a client certificate, ciphers: the pool would neither
+ * use them nor tell connections apart by them; `test/proxy/outgoing-options.test.ts` checks that
+ * a request carries none).
  */
-export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: number) {
+export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: number, sweepMs: number = idleSweepMs) {
   const https = protocol === 'https:';
   /** Idle sockets by host, then by port: two lookups on values the request already holds, no key built per call. */
   const idle = new Map<string, Map<number, PooledSocket[]>>();
@@ -55,6 +82,9 @@ export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: n
   let active = 0;
   let idleCount = 0;
   let closed = false;
+  /** Sweep periods so far, and the sweep's timer while anything is idle. */
+  let period = 0;
+  let sweeper: NodeJS.Timeout | undefined;
 
   const listOf = (host: string, port: number, create: boolean): PooledSocket[] | undefined => {
     let byPort = idle.get(host);
@@ -89,25 +119,59 @@ export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: n
     prune(host, port, list);
   };
 
+  /** Closes the connections unused since before the last period began (each list runs oldest first). */
+  const sweep = () => {
+    period++;
+    for (const [host, byPort] of idle)
+      for (const [port, list] of byPort) {
+        let stale = 0;
+        while (stale < list.length && (list[stale]?.[held] as Held).idleSince <= period - 2) stale++;
+        for (const socket of list.splice(0, stale)) {
+          const note = socket[held] as Held;
+          note.idle = false;
+          note.gone = true;
+          idleCount--;
+          socket.destroy();
+        }
+        prune(host, port, list);
+      }
+    if (idleCount === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+
   const release = (socket: PooledSocket, host: string, port: number) => {
     const note = socket[held];
     if (!note || note.gone || note.idle) return;
     const request = socket._httpMessage;
     active--;
-    const list =
-      closed || socket.destroyed || !socket.writable || !request?.shouldKeepAlive
-        ? undefined
-        : listOf(host, port, true);
+    // Kept only after a whole keep-alive exchange: a request destroyed before its socket was
+    // attached (Node 24 emits `free` then too) leaves no response, and its socket is closed.
+    const keep =
+      !closed &&
+      maxFreeSockets > 0 &&
+      !socket.destroyed &&
+      socket.writable &&
+      request?.shouldKeepAlive === true &&
+      request.res != null &&
+      !closesSoon(request.res);
+    const list = keep ? listOf(host, port, true) : undefined;
     if (!list || list.length >= maxFreeSockets) {
       note.gone = true;
       socket.destroy();
       return;
     }
     note.idle = true;
+    note.idleSince = period;
     idleCount++;
     socket._httpMessage = null;
     socket.unref();
     list.push(socket);
+    if (!sweeper) {
+      sweeper = setInterval(sweep, sweepMs);
+      sweeper.unref();
+    }
   };
 
   const leave = (socket: PooledSocket, host: string, port: number) => {
@@ -152,7 +216,7 @@ export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: n
         keepAliveInitialDelay: keepAliveProbeMs,
       });
     }
-    socket[held] = { idle: false, gone: false };
+    socket[held] = { idle: false, idleSince: 0, gone: false };
     socket.on('free', () => release(socket, host, port));
     socket.on('close', () => leave(socket, host, port));
     // An upgraded connection (not one the proxy makes) is no longer the pool's.
@@ -189,13 +253,13 @@ export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: n
         note.gone = true;
       }
       if (list) prune(host, port, list);
-      active++;
       if (socket) {
         socket.ref();
         request.reusedSocket = true;
       } else {
         socket = open(name, host, port, options);
       }
+      active++;
       request.onSocket(socket);
     },
     /** Sockets in use and idle. */
@@ -203,6 +267,8 @@ export function createSocketPool(protocol: 'http:' | 'https:', maxFreeSockets: n
     /** Closes every idle socket; sockets in use close when their request ends. */
     destroy(): void {
       closed = true;
+      if (sweeper) clearInterval(sweeper);
+      sweeper = undefined;
       for (const byPort of idle.values())
         for (const list of byPort.values())
           for (const socket of list) {

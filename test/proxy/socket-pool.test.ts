@@ -28,6 +28,8 @@ async function serve(t: Test, server: Server): Promise<Provider> {
     connections.push(socket);
     socket.on('close', () => closed++);
   });
+  // The provider never closes an idle connection on its own: whatever closes one here is the pool.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   t.teardown(
     () =>
@@ -281,3 +283,49 @@ t.test(
     t.same(await settled(p, 3), { active: 0, idle: 3 }, 'the unverified ones stay apart');
   },
 );
+
+t.test('an idle connection unused for a whole sweep period is closed', async (t) => {
+  const server = await provider(t);
+  const p = createSocketPool('http:', 256, 40);
+  t.teardown(() => p.destroy());
+  await get(p, server.port);
+  t.same(await settled(p, 1), { active: 0, idle: 1 });
+  await waitFor(() => server.closed() === 1, 'the provider sees the idle connection close');
+  t.same(p.counts(), { active: 0, idle: 0 }, 'gone from the pool');
+  const next = await get(p, server.port);
+  t.same([next.status, next.reused], [200, false], 'the next call opens a new one');
+});
+
+t.test('a provider that announces Keep-Alive: timeout=1 is not kept; a longer timeout is', async (t) => {
+  const server = await provider(t, (res, url) => {
+    res.setHeader('keep-alive', url === '/short' ? 'timeout=1, max=100' : 'timeout=5');
+    res.end('ok');
+  });
+  const p = pool(t);
+  await get(p, server.port, '/short');
+  // Decided when Node hands the socket back, not later.
+  await waitFor(() => p.counts().active === 0, 'the socket handed back');
+  t.same(p.counts(), { active: 0, idle: 0 }, 'timeout=1: closed');
+  await waitFor(() => server.closed() === 1, 'the provider sees it close');
+  await get(p, server.port, '/long');
+  t.same(await settled(p, 1), { active: 0, idle: 1 }, 'timeout=5: kept');
+});
+
+t.test('a request destroyed before its socket is attached leaves nothing in the pool', async (t) => {
+  const server = await provider(t);
+  const p = pool(t);
+  const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/', agent: p as never });
+  req.on('error', () => {});
+  req.destroy();
+  t.same(await settled(p, 0), { active: 0, idle: 0 }, 'not kept: it never carried an answer');
+  const next = await get(p, server.port);
+  t.same([next.status, next.reused], [200, false], 'the next call opens its own connection');
+});
+
+t.test('with maxFreeSockets 0 nothing is kept', async (t) => {
+  const server = await provider(t);
+  const p = pool(t, 'http:', 0);
+  await get(p, server.port);
+  t.same(await settled(p, 0), { active: 0, idle: 0 });
+  await waitFor(() => server.closed() === 1, 'the provider sees it close');
+});
