@@ -13,7 +13,13 @@ export type {
   QueueOptions,
 } from './queue/index.js';
 export { createLogger, type Logger, type LogLevel } from './http/logger.js';
-export { keepTickShape, settleHttpShapes, steadyHeapGrowth, tuneServerProcess } from './runtime/index.js';
+export {
+  accountExternalMemoryInHeapLimit,
+  keepTickShape,
+  settleHttpShapes,
+  steadyHeapGrowth,
+  tuneServerProcess,
+} from './runtime/index.js';
 export { createCatalog, providerSchema, type Provider } from './providers/index.js';
 export type { Connection, ConnectionCredentials, EndUser } from './connections/index.js';
 export type { Integration, IntegrationCredentials } from './integrations/index.js';

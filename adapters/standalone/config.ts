@@ -39,7 +39,7 @@ export interface StandaloneConfig {
   deploysDisabled: readonly string[];
   /** SERVICE_SHUTDOWN_TIMEOUT_MS: how long SIGTERM lets requests in flight finish (default 25 s). */
   shutdownTimeoutMs: number;
-  /** SERVICE_HEAP_GROWING_PERCENT: V8's heap growth past each full collection (lib/runtime/heap-growth.ts); 0 leaves V8 its own. */
+  /** SERVICE_HEAP_GROWING_PERCENT: V8's heap growth past each full collection (lib/runtime/heap-growth.ts); 0 leaves V8 its own heap heuristics (lib/runtime/index.ts). */
   heapGrowingPercent: number;
 }
 

@@ -27,11 +27,13 @@ export interface BareLaunch {
 export async function startBareProcess(upstreamPort: number, launch: BareLaunch = {}): Promise<BareProcess> {
   const [command, ...wrapArgs] = launch.wrap ?? [];
   const entry = new URL('./bare-server.js', import.meta.url).pathname;
-  const child = spawn(
-    command ?? process.execPath,
-    command ? [...wrapArgs, process.execPath, entry, String(upstreamPort)] : [entry, String(upstreamPort)],
-    { stdio: ['ignore', 'pipe', 'ignore'], ...(launch.env ? { env: launch.env } : {}) },
-  );
+  // PORTICO_BENCH_BARE_ARGS: extra Node options for the forwarder, as PORTICO_BENCH_STANDALONE_ARGS for the server.
+  const nodeArgs = (process.env.PORTICO_BENCH_BARE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...nodeArgs, entry, String(upstreamPort)];
+  const child = spawn(command ?? process.execPath, command ? [...wrapArgs, process.execPath, ...args] : args, {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    ...(launch.env ? { env: launch.env } : {}),
+  });
   const stop = () => child.kill();
   process.once('exit', stop);
   const port = await portWhenListening(child, 'the bare forwarder', launch.startMs ?? 30_000);
