@@ -1,7 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 
 const flagName = 'external-memory-accounted-in-global-limit';
-const flag = /^--(no-)?external[-_]memory[-_]accounted[-_]in[-_]global[-_]limit(=|$)/;
+/** The flag as V8 reads it from a command line: one dash or two, `no`, `no-` or `no_` before it, `-` or `_` within. */
+const flag = /^--?(no[-_]?)?external[-_]memory[-_]accounted[-_]in[-_]global[-_]limit(=|$)/;
+
+/** Whether Node's command line (`process.execArgv`) names the flag, on or off. */
+export function namesExternalMemoryFlag(execArgv: readonly string[]): boolean {
+  return execArgv.some((arg) => flag.test(arg));
+}
 
 /**
  * Whether a V8 of this version (`process.versions.v8`) has the flag and leaves it off: 13.6
@@ -16,24 +22,32 @@ export function takesExternalMemoryFlag(v8Version: string): boolean {
 }
 
 /**
- * Has V8 count the memory Buffers hold within the heap's global limit, rather than counting every
- * byte allocated in Buffers since the last full collection against the old generation's limit.
+ * Has V8 count the memory Buffers hold as part of the heap's global limit, which grows with the
+ * heap, rather than start a full collection each time that memory rises 64 MB above where it
+ * stood after the last one.
  *
- * Why a proxy process needs it: every body chunk a proxy reads is a Buffer outside the heap, and
- * most are garbage by the next scavenge. Under V8's historic accounting, megabytes of them
- * allocated and already freed still bring the next full collection closer; a process streaming
- * 1 MiB bodies on Node 24 ran several full collections a second whatever the heap's growth factor
- * (`steadyHeapGrowth`), and used 1.1–1.2 times a bare forwarder's CPU a call. With the flag V8
- * counts what Buffers hold now, beside the heap, and the collections stop: bench/README.md,
- * session 30. V8 14.8 made this its default.
+ * Why a proxy process needs it: every body chunk a proxy reads is a Buffer outside the heap
+ * (Node's HTTP parser copies each into one), and most are garbage by the next scavenge. Under
+ * V8's historic accounting the chunks waiting for that scavenge count as much as live ones: a
+ * process streaming 1 MiB bodies on 32 connections crosses the 64 MB step every few dozen calls.
+ * On Node 24 that was a full collection several times a second whatever the heap's growth factor
+ * (`steadyHeapGrowth`), and 1.04–1.18 times a bare forwarder's CPU a call; with the flag, none, and
+ * 0.6–0.8 times (bench/README.md, session 30). V8 14.8 made this its default.
+ *
+ * The cost is memory: the global limit is what the heap and the Buffers held after the last full
+ * collection, times the heap's growth factor (four, with `steadyHeapGrowth`'s default, where V8 14.x
+ * caps the Buffers' part at 1.3), so dead Buffers may wait longer for their collection. V8's hard
+ * bound still forces one once Buffers hold half the old generation's maximum size
+ * (`--max-old-space-size`) more than after the last.
  *
  * Set where the running V8 takes the flag (`takesExternalMemoryFlag`), with
- * `v8.setFlagsFromString`; elsewhere nothing. The flag named on Node's command line, either way,
- * is the operator's choice and is left alone. Returns whether it set the flag.
+ * `v8.setFlagsFromString`; elsewhere nothing. The flag named on Node's command line, either way
+ * (`namesExternalMemoryFlag`), is the operator's choice and is left alone. Returns whether it set
+ * the flag.
  */
 export function accountExternalMemoryInHeapLimit(): boolean {
   if (!takesExternalMemoryFlag(process.versions.v8)) return false;
-  if (process.execArgv.some((arg) => flag.test(arg))) return false;
+  if (namesExternalMemoryFlag(process.execArgv)) return false;
   setFlagsFromString(`--${flagName}`);
   return true;
 }

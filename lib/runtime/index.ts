@@ -11,7 +11,7 @@ export { accountExternalMemoryInHeapLimit, takesExternalMemoryFlag } from './ext
  * What a long-running process that serves the gateway should set once at start: nextTick kept
  * fast after idle spells (`keepTickShape`), and V8's heap set so that streamed bodies do not drive
  * it from one full collection to the next: its growth fixed (`steadyHeapGrowth`) and, on the V8s
- * that need asking (Node 24 to 26), the bodies' buffers counted by what they hold
+ * that need asking (Node 24 to 26), the bodies' buffers counted within the heap's limit
  * (`accountExternalMemoryInHeapLimit`). `heapGrowingPercent: 0` leaves V8 its own heuristics for
  * both. The standalone server calls it; an application that embeds the gateway in a process of
  * its own may.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { namesExternalMemoryFlag } from '../../lib/runtime/external-memory.js';
 import { takesExternalMemoryFlag } from '../../lib/runtime/index.js';
 import { runModule } from '../helpers/child.js';
 
@@ -9,7 +10,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const needsAsking = takesExternalMemoryFlag(process.versions.v8);
 /**
  * Whether V8's historic accounting is known to run full collections back to back under the churn
- * below: V8 13.6 (Node 24), 8–23 of them in every run seen. V8 14.6 (Node 26) ran 2–12, so its
+ * below: V8 13.6 (Node 24), 9–23 of them in every run seen. V8 14.6 (Node 26) ran 2–12, so its
  * counts cannot tell whose setting is in force; there only the flag's being set is checked.
  */
 const countsTell = needsAsking && process.versions.v8.startsWith('13.');
@@ -19,6 +20,20 @@ t.test('the flag is asked for from V8 13.6 up to 14.8, where it became the defau
     t.ok(takesExternalMemoryFlag(version), `V8 ${version}`);
   for (const version of ['11.3.244.8-node.38', '12.4.254.21-node.57', '13.5.9.9', '14.8.0.0', '15.0.1.1', '9.4'])
     t.notOk(takesExternalMemoryFlag(version), `V8 ${version}`);
+});
+
+t.test('the flag on the command line is found however V8 would read it', async (t) => {
+  for (const spelling of [
+    '--external-memory-accounted-in-global-limit',
+    '--external_memory_accounted_in_global_limit',
+    '--no-external-memory-accounted-in-global-limit',
+    '--no_external_memory_accounted_in_global_limit',
+    '--noexternal-memory-accounted-in-global-limit',
+    '-external-memory-accounted-in-global-limit',
+  ])
+    t.ok(namesExternalMemoryFlag(['--expose-gc', spelling]), spelling);
+  for (const other of [[], ['--heap-growing-percent=300'], ['--external-memory-max-growing-factor=2'], ['--expose-gc']])
+    t.notOk(namesExternalMemoryFlag(other), other.join(' ') || 'no options');
 });
 
 /**
@@ -58,7 +73,7 @@ async function markCompactsUnderChurn(
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   t.equal(code, 0, stderr);
-  t.equal(stderr, '', 'nothing on stderr (V8 prints an error there for a flag it does not know)');
+  t.notMatch(stderr, /unrecognized flag/, 'no V8 error on stderr (V8 prints one for a flag it does not know)');
   const count = /MARK-COMPACTS (\d+) KEPT 200000/.exec(stdout);
   t.ok(count, 'the buffers came and went beside the kept heap');
   return { count: Number(count?.[1] ?? NaN), stdout };
@@ -77,20 +92,24 @@ t.test(
   'buffers that come and go do not drive the standalone server from one full collection to the next',
   async (t) => {
     const dir = t.testdir();
-    const plain = await markCompactsUnderChurn(
-      t,
-      `import { steadyHeapGrowth } from './lib/index.ts'; steadyHeapGrowth();`,
-    );
     const { setup, env } = standalone(dir);
+    // The same server with the flag off on its command line (spelled as V8 also reads it), where
+    // V8 knows it: V8's historic accounting, the heap's growth fixed as the server fixes it.
+    const historic = await markCompactsUnderChurn(
+      t,
+      setup,
+      env,
+      needsAsking ? ['--no_external_memory_accounted_in_global_limit'] : [],
+    );
     const server = await markCompactsUnderChurn(t, setup, env);
     if (!countsTell) {
-      t.comment(`V8 ${process.versions.v8}: full collections ${plain.count} and ${server.count}, not compared`);
+      t.comment(`V8 ${process.versions.v8}: full collections ${historic.count} and ${server.count}, not compared`);
       return;
     }
-    t.ok(plain.count >= 8, `V8's historic accounting, the heap's growth fixed alone: ${plain.count} full collections`);
+    t.ok(historic.count >= 6, `V8's historic accounting: ${historic.count} full collections`);
     t.ok(
-      server.count <= Math.max(2, plain.count / 4),
-      `the standalone server: ${server.count} full collections, at most a quarter of ${plain.count}`,
+      server.count <= Math.max(2, historic.count / 4),
+      `the standalone server as it starts: ${server.count} full collections, at most a quarter of ${historic.count}`,
     );
   },
 );
@@ -106,7 +125,7 @@ t.test(
     const dir = t.testdir();
     const { setup, env } = standalone(dir);
     const server = await markCompactsUnderChurn(t, setup, { ...env, SERVICE_HEAP_GROWING_PERCENT: '0' });
-    t.ok(server.count >= 8, `${server.count} full collections, as V8 left to itself runs`);
+    t.ok(server.count >= 6, `${server.count} full collections, as V8 left to itself runs`);
   },
 );
 
@@ -123,12 +142,6 @@ t.test('an application that embeds the gateway asks with accountExternalMemoryIn
 const onlyWhereAsked = { skip: needsAsking ? false : `V8 ${process.versions.v8} does not know the flag` };
 
 t.test('the flag on the command line, either way, is the operator’s and is left alone', onlyWhereAsked, async (t) => {
-  if (countsTell) {
-    const dir = t.testdir();
-    const { setup, env } = standalone(dir);
-    const server = await markCompactsUnderChurn(t, setup, env, ['--no-external-memory-accounted-in-global-limit']);
-    t.ok(server.count >= 8, `the standalone server under --no-…: ${server.count} full collections`);
-  }
   const asked = await markCompactsUnderChurn(
     t,
     `import { accountExternalMemoryInHeapLimit } from './lib/index.ts';
