@@ -5,7 +5,11 @@ import { keepTickShape } from './tick-shape.js';
 export { keepTickShape } from './tick-shape.js';
 export { settleHttpShapes } from './http-shapes.js';
 export { steadyHeapGrowth, heapGrowingPercent } from './heap-growth.js';
-export { accountExternalMemoryInHeapLimit, takesExternalMemoryFlag } from './external-memory.js';
+export {
+  accountExternalMemoryInHeapLimit,
+  namesExternalMemoryFlag,
+  takesExternalMemoryFlag,
+} from './external-memory.js';
 
 /**
  * What a long-running process that serves the gateway should set once at start: nextTick kept

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { namesExternalMemoryFlag } from '../../lib/runtime/external-memory.js';
-import { takesExternalMemoryFlag } from '../../lib/runtime/index.js';
+import { namesExternalMemoryFlag, takesExternalMemoryFlag } from '../../lib/runtime/index.js';
 import { runModule } from '../helpers/child.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
