@@ -1,13 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-
-const flagName = 'external-memory-accounted-in-global-limit';
-/** The flag as V8 reads it from a command line: one dash or two, `no`, `no-` or `no_` before it, `-` or `_` within. */
-const flag = /^--?(no[-_]?)?external[-_]memory[-_]accounted[-_]in[-_]global[-_]limit(=|$)/;
-
-/** Whether Node's command line (`process.execArgv`) names the flag, on or off. */
-export function namesExternalMemoryFlag(execArgv: readonly string[]): boolean {
-  return execArgv.some((arg) => flag.test(arg));
-}
+import { setV8FlagUnlessNamed } from './v8-flag.js';
 
 /**
  * Whether a V8 of this version (`process.versions.v8`) has the flag and leaves it off: 13.6
@@ -40,14 +31,12 @@ export function takesExternalMemoryFlag(v8Version: string): boolean {
  * bound still forces one once Buffers hold half the old generation's maximum size
  * (`--max-old-space-size`) more than after the last.
  *
- * Set where the running V8 takes the flag (`takesExternalMemoryFlag`), with
- * `v8.setFlagsFromString`; elsewhere nothing. The flag named on Node's command line, either way
- * (`namesExternalMemoryFlag`), is the operator's choice and is left alone. Returns whether it set
- * the flag.
+ * Set where the running V8 takes the flag (`takesExternalMemoryFlag`); elsewhere nothing. The
+ * flag named on Node's command line, either way and in any spelling (`setV8FlagUnlessNamed`), is
+ * the operator's choice and is left alone. Returns whether it set the flag.
  */
 export function accountExternalMemoryInHeapLimit(): boolean {
-  if (!takesExternalMemoryFlag(process.versions.v8)) return false;
-  if (namesExternalMemoryFlag(process.execArgv)) return false;
-  setFlagsFromString(`--${flagName}`);
-  return true;
+  return (
+    takesExternalMemoryFlag(process.versions.v8) && setV8FlagUnlessNamed('external-memory-accounted-in-global-limit')
+  );
 }

@@ -1,9 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
+import { setV8FlagUnlessNamed } from './v8-flag.js';
 
 /** V8's old-generation limit after each full collection: four times what survived it (V8's own largest factor). */
 export const heapGrowingPercent = 300;
-
-const flag = /^--heap[-_]growing[-_]percent(=|$)/;
 
 /**
  * Fixes how far V8 lets the old generation grow past what survived a full collection before it
@@ -29,6 +27,5 @@ const flag = /^--heap[-_]growing[-_]percent(=|$)/;
  * standalone server does at start, with SERVICE_HEAP_GROWING_PERCENT).
  */
 export function steadyHeapGrowth(percent: number = heapGrowingPercent): void {
-  if (percent <= 0 || process.execArgv.some((arg) => flag.test(arg))) return;
-  setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
+  if (percent > 0) setV8FlagUnlessNamed('heap-growing-percent', Math.round(percent));
 }

@@ -5,11 +5,8 @@ import { keepTickShape } from './tick-shape.js';
 export { keepTickShape } from './tick-shape.js';
 export { settleHttpShapes } from './http-shapes.js';
 export { steadyHeapGrowth, heapGrowingPercent } from './heap-growth.js';
-export {
-  accountExternalMemoryInHeapLimit,
-  namesExternalMemoryFlag,
-  takesExternalMemoryFlag,
-} from './external-memory.js';
+export { accountExternalMemoryInHeapLimit, takesExternalMemoryFlag } from './external-memory.js';
+export { namesV8Flag } from './v8-flag.js';
 
 /**
  * What a long-running process that serves the gateway should set once at start: nextTick kept

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { namesExternalMemoryFlag, takesExternalMemoryFlag } from '../../lib/runtime/index.js';
+import { namesV8Flag, takesExternalMemoryFlag } from '../../lib/runtime/index.js';
 import { runModule } from '../helpers/child.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,9 +30,9 @@ t.test('the flag on the command line is found however V8 would read it', async (
     '--noexternal-memory-accounted-in-global-limit',
     '-external-memory-accounted-in-global-limit',
   ])
-    t.ok(namesExternalMemoryFlag(['--expose-gc', spelling]), spelling);
+    t.ok(namesV8Flag('external-memory-accounted-in-global-limit', ['--expose-gc', spelling]), spelling);
   for (const other of [[], ['--heap-growing-percent=300'], ['--external-memory-max-growing-factor=2'], ['--expose-gc']])
-    t.notOk(namesExternalMemoryFlag(other), other.join(' ') || 'no options');
+    t.notOk(namesV8Flag('external-memory-accounted-in-global-limit', other), other.join(' ') || 'no options');
 });
 
 /**
